@@ -1,0 +1,288 @@
+"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`.
+
+    result = promptmill.lint("prompts")          # LintResult, never raises for template problems
+    result = promptmill.compile(".")             # CompileResult; raises CompileError on errors
+    result = promptmill.compile(".", check=True) # stale roles listed, nothing written
+
+The pipeline: find the project, load every template along the search path,
+validate each against its JSON Schema, index ids, compose each role along its
+extends chain, compile it. Diagnostics are collected and returned once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
+from .compiler import compile_role, source_hash
+from .diagnostics import Diagnostic, has_errors, sort_diagnostics
+from .errors import BuildError, CompileError
+from .loader import discover, load_file
+from .model import Role, Template, build_template
+from .project import Project, find_project
+from .resolve import ComposedRole, Index, build_index, compose
+from .schemacheck import check_document
+from .writer import bundle_path, stale_files, write_build
+
+
+@dataclass
+class Loaded:
+    """Every template of a project, loaded, validated and indexed."""
+
+    project: Project
+    templates: list[Template]
+    index: Index
+    diagnostics: list[Diagnostic]
+    inputs: dict[str, str]  # source id -> sha256 of every file read
+    files: int = 0
+
+
+@dataclass(frozen=True)
+class LintResult:
+    diagnostics: tuple[Diagnostic, ...]
+    files: int
+    roles: int
+
+    def ok(self, strict: bool = False) -> bool:
+        return not has_errors(self.diagnostics, strict=strict)
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    build_dir: Path
+    diagnostics: tuple[Diagnostic, ...]
+    compiled: tuple[str, ...] = ()  # roles compiled in this run
+    reused: tuple[str, ...] = ()  # roles whose sources did not change
+    removed: tuple[str, ...] = ()  # stale files deleted
+    stale: tuple[str, ...] = ()  # with check=True: what differs from a fresh compile
+    up_to_date: bool = False  # nothing changed since the last compile
+    files: int = 0
+    bundles: dict[str, RoleBundle] = field(default_factory=dict, repr=False)
+
+
+def _project_rules(project: Project) -> list:
+    doc = project.config_doc
+    return [(rule, doc.pos(("inject", i, "fragment"))) for i, rule in enumerate(project.config.get("inject", ()))] if doc else []
+
+
+def load_project(path: str | os.PathLike[str] = ".", *, build_dir: str | os.PathLike[str] | None = None) -> Loaded:
+    """Find the project at `path` and load all of its templates."""
+    project, diags = find_project(path, build_dir=build_dir)
+    templates: list[Template] = []
+    inputs: dict[str, str] = {}
+    if project.config_doc is not None:
+        inputs["promptmill.yaml"] = project.config_doc.sha256
+    files = 0
+    for layer in project.layers:
+        if not layer.root.is_dir():
+            continue
+        exclude = project.exclude if layer.name == "project" else ()
+        paths, ddiags = discover(layer.root, exclude=exclude)
+        diags.extend(ddiags)
+        for path in paths:
+            if project.config_doc is not None and path.resolve() == (project.root / "promptmill.yaml").resolve():
+                continue
+            files += 1
+            source = project.source_id(layer, path)
+            doc, ldiags = load_file(path, project.display(path))
+            diags.extend(ldiags)
+            if doc is None:
+                continue
+            inputs[source] = doc.sha256
+            sdiags = check_document(doc)
+            diags.extend(sdiags)
+            if sdiags:
+                continue
+            template, tdiags = build_template(doc, layer, source)
+            diags.extend(tdiags)
+            if template is not None:
+                templates.append(template)
+    index, idiags = build_index(templates)
+    diags.extend(idiags)
+    return Loaded(project, templates, index, diags, inputs, files)
+
+
+def _roles(loaded: Loaded) -> list[Role]:
+    """Roles of the project's own prompts folder (the ones that get compiled)."""
+    return [
+        t for t in loaded.templates
+        if isinstance(t, Role) and t.layer.name == "project" and loaded.index.get("role", t.id) is t
+    ]
+
+
+def compile_bundles(loaded: Loaded, reuse: dict[str, str] | None = None) -> tuple[dict[str, RoleBundle], list[str], list[Diagnostic]]:
+    """Compile every role; `reuse` maps role id -> source_hash of roles to skip when unchanged.
+
+    Returns (bundles, ids of reused roles, diagnostics). Reused roles are not in `bundles`.
+    """
+    bundles: dict[str, RoleBundle] = {}
+    reused: list[str] = []
+    diags: list[Diagnostic] = []
+    rules = _project_rules(loaded.project)
+    for role in _roles(loaded):
+        composed, cdiags = compose(role, loaded.index, rules)
+        diags.extend(cdiags)
+        if composed is None:
+            continue
+        if role.abstract:
+            _, rdiags = compile_role(composed, loaded.index, loaded.project)
+            diags.extend(rdiags)
+            continue
+        if reuse and role.id in reuse and _dependency_hash(composed, loaded) == reuse[role.id]:
+            reused.append(role.id)
+            continue
+        bundle, rdiags = compile_role(composed, loaded.index, loaded.project)
+        diags.extend(rdiags)
+        if bundle is not None:
+            bundles[role.id] = bundle
+    return bundles, reused, diags
+
+
+def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
+    """The source_hash the role would get, computed without compiling it (None if unsure)."""
+    from .tokenizers import DEFAULT_TOKENIZER
+
+    index = loaded.index
+    deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
+    if loaded.project.config_doc is not None:
+        deps.add(("promptmill.yaml", loaded.project.config_doc.sha256))
+    for entry in composed.context:
+        deps.add((entry.fragment.source_file, entry.fragment.doc.sha256))
+    for s in composed.sections:
+        refs = [("constraints", c) for c in s.get("constraints", ()) or ()]
+        if s.get("fragment"):
+            refs.append(("fragment", s.get("fragment")))
+        for kind, tid in refs:
+            t = index.get(kind, tid)
+            if t is None:
+                return None
+            deps.add((t.source_file, t.doc.sha256))
+    out = composed.setting("output")
+    if out is not None:
+        t = index.get("output", out)
+        if t is None:
+            return None
+        deps.add((t.source_file, t.doc.sha256))
+    # the tokenizer is part of the hash; resolve it the way the compiler does
+    from .budgets import effective_budget
+
+    _, tokenizer, _, _ = effective_budget(composed, loaded.project)
+    return source_hash(sorted(deps), tokenizer or DEFAULT_TOKENIZER)
+
+
+def lint(path: str | os.PathLike[str] = ".") -> LintResult:
+    """Check every template of the project at `path`; never writes anything."""
+    loaded = load_project(path)
+    _, _, diags = compile_bundles(loaded)
+    all_diags = tuple(sort_diagnostics(loaded.diagnostics + diags))
+    return LintResult(all_diags, loaded.files, len(_roles(loaded)))
+
+
+def _read_manifest(build_dir: Path) -> Manifest | None:
+    try:
+        return manifest_from_dict(json.loads((build_dir / "manifest.json").read_bytes()))
+    except (OSError, ValueError, BuildError):
+        return None
+
+
+def _current_inputs(project: Project) -> dict[str, str] | None:
+    """sha256 of every source file, read without parsing (None if unreadable)."""
+    out: dict[str, str] = {}
+    cfg = project.root / "promptmill.yaml"
+    if project.config_doc is not None:
+        out["promptmill.yaml"] = project.config_doc.sha256
+    for layer in project.layers:
+        if not layer.root.is_dir():
+            continue
+        paths, _ = discover(layer.root, exclude=project.exclude if layer.name == "project" else ())
+        for path in paths:
+            if project.config_doc is not None and path.resolve() == cfg.resolve():
+                continue
+            try:
+                out[project.source_id(layer, path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                return None
+    return out
+
+
+def _files_of(bundles: dict[str, RoleBundle], old: Manifest | None, build_dir: Path, reused: list[str]) -> tuple[dict[str, bytes], dict[str, ManifestEntry]]:
+    files: dict[str, bytes] = {}
+    entries: dict[str, ManifestEntry] = {}
+    for role_id, bundle in bundles.items():
+        data = bundle.to_json().encode("utf-8")
+        rel = bundle_path(role_id, data)
+        files[rel] = data
+        entries[role_id] = ManifestEntry(rel, hashlib.sha256(data).hexdigest(), bundle.source_hash, tuple(s.file for s in bundle.sources))
+    for role_id in reused:
+        entry = old.roles[role_id]  # type: ignore[union-attr]
+        files[entry.file] = (build_dir / entry.file).read_bytes()
+        entries[role_id] = entry
+    return files, dict(sorted(entries.items()))
+
+
+def compile(  # noqa: A001 - the public name is promptmill.compile
+    path: str | os.PathLike[str] = ".",
+    *,
+    output: str | os.PathLike[str] | None = None,
+    check: bool = False,
+    force: bool = False,
+) -> CompileResult:
+    """Compile the project at `path` into its build folder (or `output`).
+
+    Unchanged roles are reused from the existing build unless `force`. With
+    `check`, nothing is written: `stale` lists what a compile would change.
+    Raises `CompileError` (with every diagnostic) when a template has errors;
+    the previous build is then left untouched.
+    """
+    project, pdiags = find_project(path, build_dir=output)
+    if has_errors(pdiags):
+        raise CompileError(sort_diagnostics(pdiags))
+    build_dir = project.build_dir
+    old = _read_manifest(build_dir)
+    if old is not None and not force and not check and old.promptmill_version == __version__:
+        current = _current_inputs(project)
+        intact = all(
+            (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
+            for e in old.roles.values()
+        )
+        if current is not None and current == old.inputs and intact:
+            return CompileResult(build_dir, (), reused=tuple(old.roles), up_to_date=True, files=len(current))
+    loaded = load_project(path, build_dir=output)
+    reuse = None
+    if old is not None and not force and not check and old.promptmill_version == __version__:
+        reuse = {
+            rid: e.source_hash for rid, e in old.roles.items()
+            if (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
+        }
+    bundles, reused, diags = compile_bundles(loaded, reuse)
+    all_diags = sort_diagnostics(loaded.diagnostics + diags)
+    if has_errors(all_diags):
+        raise CompileError(all_diags)
+    files, entries = _files_of(bundles, old, build_dir, reused)
+    manifest = Manifest(entries, __version__, dict(sorted(loaded.inputs.items())), {}, format_version=FORMAT_VERSION)
+    manifest_bytes = manifest.to_json().encode("utf-8")
+    if check:
+        stale = stale_files(build_dir, files, manifest_bytes)
+        return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
+    removed = write_build(build_dir, files, manifest_bytes)
+    return CompileResult(
+        build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
+        removed=tuple(removed), files=loaded.files, bundles=bundles,
+    )
+
+
+def build_in_memory(path: str | os.PathLike[str] = "."):
+    """Compile without writing: (Runtime, diagnostics). Raises CompileError on errors."""
+    from .runtime import Runtime
+
+    loaded = load_project(path)
+    bundles, _, diags = compile_bundles(loaded)
+    all_diags = sort_diagnostics(loaded.diagnostics + diags)
+    if has_errors(all_diags):
+        raise CompileError(all_diags)
+    return Runtime(bundles, base_dir=loaded.project.root), all_diags

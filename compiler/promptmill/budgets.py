@@ -1,0 +1,123 @@
+"""Effective budget and tokenizer of a composed role, with where each value came from.
+
+Levels, outermost first: promptmill's default, the project (promptmill.yaml),
+then each role of the extends chain root-first, then (at render time) the
+caller. Each level may lower `max_tokens` but never raise what the level above
+allows, and the model's context window caps them all. `reserve` and `margin`
+take the innermost value given. The tokenizer is the innermost
+`budget.tokenizer`, else the model's, else the project's, else o200k_base.
+"""
+
+from __future__ import annotations
+
+from .bundle import Budget
+from .diagnostics import Diagnostic
+from .project import DEFAULT_BUDGET, Project
+from .resolve import ComposedRole
+from .tokenizers import DEFAULT_TOKENIZER, ModelInfo, resolve_model
+
+
+def _where(role, *path) -> str:
+    p = role.pos(*path)
+    return f"role {role.id} ({p.file}:{p.line}:{p.col})"
+
+
+def effective_budget(
+    composed: ComposedRole, project: Project
+) -> tuple[Budget, str, ModelInfo | None, list[Diagnostic]]:
+    """(Budget, tokenizer name, model info, diagnostics) for a composed role."""
+    diags: list[Diagnostic] = []
+    origins: dict[str, str] = {}
+    model = composed.setting("model", project.config.get("model"))
+    info = resolve_model(model) if model else None
+
+    max_tokens = DEFAULT_BUDGET["max_tokens"]
+    reserve = DEFAULT_BUDGET["reserve"]
+    margin: float | None = None
+    origins["max_tokens"] = origins["reserve"] = "promptmill default"
+    capped_by: str | None = None
+
+    cfg = project.config.get("budget") or {}
+    doc = project.config_doc
+    if cfg:
+        where = f"project ({doc.file}:{doc.pos(('budget',)).line})" if doc else "project"
+        if "max_tokens" in cfg:
+            max_tokens = cfg["max_tokens"]
+            origins["max_tokens"] = where
+            capped_by = where
+        if "reserve" in cfg:
+            reserve, origins["reserve"] = cfg["reserve"], where
+        if "margin" in cfg:
+            margin, origins["margin"] = cfg["margin"], where
+
+    for own, role in composed.budgets:
+        if "max_tokens" in own:
+            asked = own["max_tokens"]
+            if capped_by is not None and asked > max_tokens:
+                diags.append(
+                    Diagnostic.at(
+                        role.pos("budget", "max_tokens"),
+                        "PM504",
+                        f"role '{role.id}' asks for max_tokens {asked}, but {capped_by} allows {max_tokens}; "
+                        f"using {max_tokens}",
+                        hint="a role can lower its parent's budget, never raise it",
+                    )
+                )
+            else:
+                max_tokens = asked
+                origins["max_tokens"] = _where(role, "budget", "max_tokens")
+            capped_by = origins["max_tokens"]
+        if "reserve" in own:
+            reserve, origins["reserve"] = own["reserve"], _where(role, "budget", "reserve")
+        if "margin" in own:
+            margin, origins["margin"] = own["margin"], _where(role, "budget", "margin")
+
+    window = info.context_window if info else None
+    if window is not None:
+        origins["context_window"] = f"model {model}"
+        if max_tokens > window:
+            role = composed.role
+            diags.append(
+                Diagnostic.at(
+                    role.pos("budget") if "budget" in role.data else role.pos("id"),
+                    "PM504",
+                    f"max_tokens {max_tokens} exceeds the context window of {model} ({window}); using {window}",
+                )
+            )
+            max_tokens = window
+            origins["max_tokens"] = f"context window of {model}"
+    if reserve >= max_tokens:
+        role = composed.role
+        diags.append(
+            Diagnostic.at(
+                role.pos("budget", "reserve") if "budget" in role.data else role.pos("id"),
+                "PM503",
+                f"reserve ({reserve}, from {origins['reserve']}) must be below max_tokens ({max_tokens}, from {origins['max_tokens']})",
+            )
+        )
+
+    tokenizer: str | None = None
+    for own, role in reversed(composed.budgets):
+        if "tokenizer" in own:
+            tokenizer = own["tokenizer"]
+            origins["tokenizer"] = _where(role, "budget", "tokenizer")
+            break
+    if tokenizer is None and info is not None:
+        tokenizer, origins["tokenizer"] = info.tokenizer, f"model {model}"
+    if tokenizer is None:
+        tokenizer = cfg.get("tokenizer") or project.config.get("tokenizer")
+        if tokenizer:
+            origins["tokenizer"] = "project"
+    if tokenizer is None:
+        tokenizer, origins["tokenizer"] = DEFAULT_TOKENIZER, "promptmill default"
+    if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:
+        role = composed.role
+        diags.append(
+            Diagnostic.at(
+                role.pos("model") if "model" in role.data else role.pos("id"),
+                "PM502",
+                f"unknown model '{model}': cannot tell its tokenizer or context window",
+                hint="name the tokenizer in budget.tokenizer (o200k_base, cl100k_base, approx, hf:PATH)",
+            )
+        )
+    return Budget(max_tokens, reserve, margin, window, origins), tokenizer, info, diags

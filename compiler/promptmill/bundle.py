@@ -1,0 +1,280 @@
+"""The compiled bundle: the only thing that crosses from compile time to run time.
+
+A build folder holds `manifest.json` and one JSON bundle per role. Bundles are
+data (no code): sections in order, static text already rendered and counted,
+dynamic parts as checked Jinja source, the inputs schema, the budget with where
+each value came from, and the hashes of every source file. Both sides use these
+frozen dataclasses; `to_json` is deterministic (same bundle, same bytes) and
+`from_dict` rejects anything malformed with a `BuildError` (PM801).
+
+`schemas/bundle.schema.json` and `schemas/manifest.schema.json` describe the
+same format for other tools.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from .errors import BuildError
+
+FORMAT = "promptmill-bundle"
+MANIFEST_FORMAT = "promptmill-build"
+FORMAT_VERSION = 1
+
+SECTION_KINDS = ("static", "template", "each", "rules", "history", "tools")
+TRIM_POLICIES = ("never", "drop", "items", "truncate")
+MESSAGE_ROLES = ("system", "user", "assistant")
+STABILITIES = ("stable", "semi", "dynamic")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: a file position and the role that declared it."""
+
+    file: str
+    line: int
+    col: int
+    role: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.col}"
+        return f"{self.role} ({where})" if self.role else where
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Effective budget of a role; `origins` says where each value came from."""
+
+    max_tokens: int
+    reserve: int
+    margin: float | None = None
+    context_window: int | None = None
+    origins: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleLine:
+    """One line of a conditional constraints section (a set title or a rule)."""
+
+    text: str
+    group: int  # index of the constraint set; a title shows only if a rule of its group does
+    is_title: bool = False
+    when: dict | None = None
+    rule_id: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One compiled section. `kind` decides which fields matter:
+
+    - static: `text` (title included) with `tokens` counted at compile time;
+    - template: `template` rendered with the state;
+    - each / tools / history: `template` rendered per item of the list at `path`;
+    - rules: `rules`, lines kept when their condition holds.
+    """
+
+    id: str
+    kind: str
+    priority: int
+    trim: str
+    message: str
+    stability: str
+    title: str | None = None
+    title_tokens: int = 0  # tokens of title + "\n"
+    text: str | None = None
+    tokens: int = 0
+    template: str | None = None
+    plan: tuple | None = None  # fast substitution plan for simple templates
+    path: tuple[str, ...] = ()
+    item_name: str = "item"
+    item_separator: str = "\n"
+    order_by: tuple[str, ...] = ()
+    order_desc: bool = True
+    keep: str = "first"
+    step: int = 1
+    rules: tuple[RuleLine, ...] = ()
+    truncate_keep: str = "head"
+    truncate_marker: str = "[…truncated]"
+    when: dict | None = None
+    fragment: str | None = None
+    context: dict | None = None  # observability: position, layer, rule of injected context
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A compiled output contract."""
+
+    id: str
+    style: str
+    schema: dict
+    instructions: str
+    return_tool: dict | None = None
+    checks: tuple[dict, ...] = ()
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    file: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class RoleBundle:
+    """Everything the runtime needs to render one role."""
+
+    id: str
+    tokenizer: str
+    budget: Budget
+    separator: str
+    sections: tuple[Section, ...]
+    inputs: dict
+    description: str = ""
+    category: str = ""
+    model: str | None = None
+    provider: str = "text"
+    tool_mode: str = "inline"
+    cache: bool = True
+    output: Contract | None = None
+    lazy_paths: tuple[tuple[str, ...], ...] = ()
+    events: tuple[dict, ...] = ()
+    sources: tuple[SourceRef, ...] = ()
+    source_hash: str = ""
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> str:
+        return dumps(_plain(self))
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    file: str  # path of the bundle, relative to the build folder
+    sha256: str  # of the bundle file's bytes
+    source_hash: str
+    sources: tuple[str, ...] = ()  # source files the role depends on
+
+
+@dataclass(frozen=True)
+class Manifest:
+    roles: dict[str, ManifestEntry]
+    promptmill_version: str
+    inputs: dict[str, str] = field(default_factory=dict)  # every source file -> sha256
+    tokenizers: dict[str, str] = field(default_factory=dict)  # hf:<sha> -> relative path
+    format: str = MANIFEST_FORMAT
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> str:
+        return dumps(_plain(self))
+
+
+def dumps(data: Any) -> str:
+    """Deterministic JSON text: field order kept, UTF-8, two-space indent, final newline."""
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def _plain(obj: Any) -> Any:
+    if hasattr(obj, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    return obj
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise BuildError(f"{where}: expected an object")
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known
+    if unknown:
+        raise BuildError(f"{where}: unknown fields {sorted(unknown)}")
+    try:
+        return cls(**data)
+    except TypeError as exc:
+        raise BuildError(f"{where}: {exc}") from exc
+
+
+def _tuple(value: Any) -> tuple:
+    return tuple(_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+def role_from_dict(data: Any, where: str = "bundle") -> RoleBundle:
+    """Rebuild a `RoleBundle` from parsed JSON, checking its shape."""
+    if not isinstance(data, dict):
+        raise BuildError(f"{where}: expected an object")
+    if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
+        raise BuildError(
+            f"{where}: bundle format {data.get('format')!r} version {data.get('format_version')!r} "
+            f"is not {FORMAT!r} version {FORMAT_VERSION}",
+            hint="recompile with this promptmill: promptmill compile",
+        )
+    d = dict(data)
+    try:
+        d["budget"] = _build(Budget, d["budget"], f"{where}.budget")
+        sections = []
+        for i, raw in enumerate(d["sections"]):
+            s = dict(raw)
+            s["path"] = tuple(s.get("path", ()))
+            s["order_by"] = tuple(s.get("order_by", ()))
+            s["plan"] = _tuple(s["plan"]) if s.get("plan") is not None else None
+            s["rules"] = tuple(_build(RuleLine, r, f"{where}.sections[{i}].rules") for r in s.get("rules", ()))
+            if s.get("origin") is not None:
+                s["origin"] = _build(Origin, s["origin"], f"{where}.sections[{i}].origin")
+            section = _build(Section, s, f"{where}.sections[{i}]")
+            _check_section(section, f"{where}.sections[{i}]")
+            sections.append(section)
+        d["sections"] = tuple(sections)
+        if d.get("output") is not None:
+            out = dict(d["output"])
+            out["checks"] = tuple(out.get("checks", ()))
+            if out.get("origin") is not None:
+                out["origin"] = _build(Origin, out["origin"], f"{where}.output.origin")
+            d["output"] = _build(Contract, out, f"{where}.output")
+        d["lazy_paths"] = tuple(tuple(p) for p in d.get("lazy_paths", ()))
+        d["events"] = tuple(d.get("events", ()))
+        d["sources"] = tuple(_build(SourceRef, s, f"{where}.sources") for s in d.get("sources", ()))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BuildError(f"{where}: malformed bundle ({exc!r})", hint="recompile: promptmill compile") from exc
+    return _build(RoleBundle, d, where)
+
+
+def _check_section(s: Section, where: str) -> None:
+    if s.kind not in SECTION_KINDS or s.trim not in TRIM_POLICIES:
+        raise BuildError(f"{where}: unknown kind {s.kind!r} or trim {s.trim!r}")
+    if s.message not in MESSAGE_ROLES or s.stability not in STABILITIES:
+        raise BuildError(f"{where}: unknown message {s.message!r} or stability {s.stability!r}")
+    if s.kind == "static" and s.text is None:
+        raise BuildError(f"{where}: static section without text")
+    if s.kind in ("template", "each", "tools", "history") and s.template is None:
+        raise BuildError(f"{where}: {s.kind} section without template")
+
+
+def manifest_from_dict(data: Any, where: str = "manifest.json") -> Manifest:
+    """Rebuild a `Manifest`, refusing other formats with a clear message."""
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        raise BuildError(f"{where}: not a promptmill build manifest")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise BuildError(
+            f"{where}: build format version {data.get('format_version')!r} was written by promptmill "
+            f"{data.get('promptmill_version', '?')}; this promptmill reads version {FORMAT_VERSION}",
+            hint="recompile with this promptmill: promptmill compile",
+        )
+    d = dict(data)
+    try:
+        d["roles"] = {
+            k: _build(ManifestEntry, {**v, "sources": tuple(v.get("sources", ()))}, f"{where}.roles.{k}")
+            for k, v in d["roles"].items()
+        }
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BuildError(f"{where}: malformed manifest ({exc!r})") from exc
+    return _build(Manifest, d, where)
+
+
+def plain(obj: Any) -> Any:
+    """Plain JSON data of a bundle dataclass (for reports and tests)."""
+    return _plain(obj) if not hasattr(obj, "__dataclass_fields__") else asdict(obj)

@@ -1,0 +1,194 @@
+"""The `promptmill` command: a thin layer over the public Python functions.
+
+Exit codes: 0 clean, 1 findings or failure, 2 usage error, 3 internal error.
+Every `PromptmillError` becomes a message on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import CompileError, PromptmillError
+
+FORMATS = ("text", "json", "github", "sarif")
+RENDER_FORMATS = ("pretty", "text", "json", "openai", "anthropic", "gemini", "live")
+SCHEMAS = ("role", "constraints", "output", "fragment", "project", "bundle", "manifest")
+
+
+def _color(stream) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+
+
+def _fail(exc: PromptmillError) -> None:
+    click.echo(f"promptmill: error[{exc.code}]: {exc.message}", err=True)
+    if exc.hint:
+        click.echo(f"    hint: {exc.hint}", err=True)
+
+
+def handled(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn promptmill errors into messages and exit codes."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except CompileError as exc:
+            from .reporters import report
+
+            report(exc.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
+            sys.exit(1)
+        except PromptmillError as exc:
+            _fail(exc)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: say so plainly
+            if os.environ.get("PROMPTMILL_DEBUG"):
+                raise
+            click.echo(f"promptmill: internal error: {exc!r} (a bug; rerun with PROMPTMILL_DEBUG=1 for details)", err=True)
+            sys.exit(3)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="promptmill")
+def main() -> None:
+    """promptmill: compile YAML prompt templates and render them under a token budget."""
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="Treat warnings as failures.")
+@handled
+def lint(path: str, fmt: str, strict: bool) -> None:
+    """Check every template of the project at PATH."""
+    from .api import lint as run_lint
+    from .reporters import report
+
+    result = run_lint(path)
+    report(result.diagnostics, fmt, sys.stdout, color=_color(sys.stdout), files_checked=result.files)
+    sys.exit(0 if result.ok(strict) else 1)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("-o", "--output", type=click.Path(), help="Build folder (default: from promptmill.yaml, or ./build).")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the build is not what compiling would produce.")
+@click.option("--force", is_flag=True, help="Recompile every role, even unchanged ones.")
+@handled
+def compile(path: str, output: str | None, check: bool, force: bool) -> None:  # noqa: A001
+    """Compile the project at PATH into its build folder."""
+    from .api import compile as run_compile
+    from .reporters import report
+
+    result = run_compile(path, output=output, check=check, force=force)
+    warnings = [d for d in result.diagnostics if d.severity != "error"]
+    if warnings:
+        report(warnings, "text", sys.stderr, color=_color(sys.stderr))
+    if check:
+        if result.stale:
+            click.echo(f"build {result.build_dir} is stale; `promptmill compile` would change:")
+            for rel in result.stale:
+                click.echo(f"  {rel}")
+            sys.exit(1)
+        click.echo(f"build {result.build_dir} is up to date ({len(result.bundles)} roles)")
+        return
+    if result.up_to_date:
+        click.echo(f"build {result.build_dir} is up to date ({len(result.reused)} roles, nothing changed)")
+        return
+    click.echo(
+        f"compiled {len(result.compiled)} role(s), reused {len(result.reused)} unchanged, "
+        f"removed {len(result.removed)} stale file(s) -> {result.build_dir}"
+    )
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(SCHEMAS))
+@handled
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a template kind, the project file, or the build format."""
+    from .schemacheck import schema_text
+
+    click.echo(schema_text(kind), nl=False)
+
+
+def _runtime(project: str, build: str | None):
+    if build is not None:
+        from .runtime import Runtime
+
+        return Runtime.load(build)
+    from .api import build_in_memory
+
+    runtime, _ = build_in_memory(project)
+    return runtime
+
+
+@main.command()
+@click.argument("role")
+@click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json).")
+@click.option("--budget", type=int, help="Tokens the prompt may use (can only lower the role's budget).")
+@click.option("--format", "fmt", type=click.Choice(RENDER_FORMATS), default="pretty", show_default=True)
+@click.option("--provider", type=click.Choice(("text", "openai", "anthropic", "gemini", "live")), help="Provider to fit for (default: the role's; implied by provider formats).")
+@click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
+@click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
+@click.option("--event", type=click.Choice(("start", "continue")), default="start", show_default=True)
+@handled
+def render(role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str) -> None:
+    """Render ROLE with a state and show the result."""
+    from .loader import load_data_file
+
+    state = load_data_file(state_file) if state_file else {}
+    if fmt in ("openai", "anthropic", "gemini", "live"):
+        if provider is not None and provider != fmt:
+            raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
+        provider = fmt
+    runtime = _runtime(project, build)
+    req = runtime.render(role, state, budget=budget, provider=provider, event=event)
+    if fmt == "pretty":
+        from .preview import pretty
+
+        click.echo(pretty(req, color=_color(sys.stdout)))
+    elif fmt == "text":
+        click.echo(req.text)
+    elif fmt == "json":
+        from .bundle import plain
+
+        click.echo(json.dumps({"tokens": req.tokens, "budget": req.budget, "provider": req.provider,
+                               "exact": req.exact, "text": req.text,
+                               "sections": [plain(s) for s in req.sections],
+                               "messages": [plain(m) for m in req.messages],
+                               "events": list(req.events), "budget_origins": dict(req.budget_origins)},
+                              ensure_ascii=False, indent=2))
+    else:
+        click.echo(json.dumps(req.to_payload(), ensure_ascii=False, indent=2))
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("--build", type=click.Path(), help="Read this build folder instead of compiling the sources.")
+@handled
+def stats(path: str, build: str | None) -> None:
+    """A table of roles: sections, static tokens, dynamic sections, budget."""
+    from .preview import stats_table
+
+    runtime = _runtime(path, build)
+    click.echo(stats_table({r: runtime.bundle(r) for r in runtime.roles}))
+
+
+def run() -> None:  # pragma: no cover - console entry for `python -m promptmill`
+    main()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+

@@ -1,0 +1,178 @@
+"""The condition language shared by `when:` on sections and rules and by injection rules.
+
+A condition is data:
+    {path: state.subtask.kind, op: eq, value: code}
+    {any: [cond, ...]}   {all: [cond, ...]}   {not: cond}
+
+Paths are dotted and look into the render context: `state.<...>` (the render
+state; numeric segments index lists), `role.id`, `role.category`, `model`,
+`provider`, `event`. Operators: eq, ne, gt, gte, lt, lte, in, contains, regex,
+exists. Comparisons never raise: a missing path or mismatched types make the
+comparison false (`ne` true, `exists` false), so a condition can be evaluated
+on any state.
+
+`evaluate` runs on every render and imports nothing heavy. `problems` is the
+compile-time check of a condition's shape (operators, value types, regexes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import Any
+
+OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
+ROOTS = ("state", "role", "model", "provider", "event")
+# Paths whose value is fixed when a role is compiled (evaluated at compile time).
+COMPILE_TIME_ROOTS = ("role", "model")
+
+_MISSING = object()
+
+
+def lookup(context: Mapping[str, Any], path: str) -> Any:
+    """Value at a dotted path, or the private MISSING marker."""
+    value: Any = context
+    for part in path.split("."):
+        if isinstance(value, Mapping):
+            value = value.get(part, _MISSING)
+        elif isinstance(value, list) and part.isdigit():
+            index = int(part)
+            value = value[index] if index < len(value) else _MISSING
+        else:
+            return _MISSING
+        if value is _MISSING:
+            return _MISSING
+    return value
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+@lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _compare(op: str, actual: Any, value: Any) -> bool:
+    if op == "exists":
+        want = True if value is None else bool(value)
+        return (actual is not _MISSING and actual is not None) == want
+    if actual is _MISSING:
+        return op == "ne"
+    if op == "eq":
+        return _equal(actual, value)
+    if op == "ne":
+        return not _equal(actual, value)
+    if op in ("gt", "gte", "lt", "lte"):
+        if not ((_is_number(actual) and _is_number(value)) or (isinstance(actual, str) and isinstance(value, str))):
+            return False
+        if op == "gt":
+            return actual > value
+        if op == "gte":
+            return actual >= value
+        if op == "lt":
+            return actual < value
+        return actual <= value
+    if op == "in":
+        return isinstance(value, list) and any(_equal(actual, v) for v in value)
+    if op == "contains":
+        if isinstance(actual, str):
+            return isinstance(value, str) and value in actual
+        if isinstance(actual, list):
+            return any(_equal(item, value) for item in actual)
+        if isinstance(actual, Mapping):
+            return isinstance(value, str) and value in actual
+        return False
+    if op == "regex":
+        return isinstance(actual, str) and isinstance(value, str) and _regex(value).search(actual) is not None
+    return False
+
+
+def evaluate(condition: Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:
+    """True when `condition` holds in `context` (None always holds)."""
+    if condition is None:
+        return True
+    if "any" in condition:
+        return any(evaluate(c, context) for c in condition["any"])
+    if "all" in condition:
+        return all(evaluate(c, context) for c in condition["all"])
+    if "not" in condition:
+        return not evaluate(condition["not"], context)
+    return _compare(condition["op"], lookup(context, condition["path"]), condition.get("value"))
+
+
+def paths(condition: Mapping[str, Any] | None) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every `(location, path)` in a condition; location is the key path inside it."""
+    if not condition:
+        return
+    stack: list[tuple[tuple[str, ...], Mapping[str, Any]]] = [((), condition)]
+    while stack:
+        where, cond = stack.pop()
+        for combo in ("any", "all"):
+            if isinstance(cond.get(combo), list):
+                for i, sub in enumerate(cond[combo]):
+                    if isinstance(sub, Mapping):
+                        stack.append((where + (combo, str(i)), sub))
+        if isinstance(cond.get("not"), Mapping):
+            stack.append((where + ("not",), cond["not"]))
+        if isinstance(cond.get("path"), str):
+            yield where + ("path",), cond["path"]
+
+
+def is_compile_time(condition: Mapping[str, Any] | None) -> bool:
+    """True when every path is fixed per role (role.*, model)."""
+    return all(p.split(".", 1)[0] in COMPILE_TIME_ROOTS for _, p in paths(condition))
+
+
+def problems(condition: Any, where: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str, str]]:
+    """Shape problems as `(location, code, message)`; [] when the condition is well formed."""
+    out: list[tuple[tuple[str, ...], str, str]] = []
+    if not isinstance(condition, Mapping):
+        return [(where, "PM609", "a condition must be a mapping")]
+    forms = [k for k in ("path", "any", "all", "not") if k in condition]
+    if len(forms) != 1:
+        return [(where, "PM609", "a condition needs exactly one of: path (with op), any, all, not")]
+    form = forms[0]
+    if form in ("any", "all"):
+        if set(condition) - {form}:
+            out.append((where, "PM609", f"'{form}' cannot be combined with other keys"))
+        for i, sub in enumerate(condition[form] or []):
+            out.extend(problems(sub, where + (form, str(i))))
+        return out
+    if form == "not":
+        if set(condition) - {"not"}:
+            out.append((where, "PM609", "'not' cannot be combined with other keys"))
+        return out + problems(condition["not"], where + ("not",))
+    op = condition.get("op")
+    if op not in OPERATORS:
+        return [(where + ("op",), "PM609", f"unknown operator {op!r}; expected one of {', '.join(OPERATORS)}")]
+    path = condition["path"]
+    root = path.split(".", 1)[0]
+    if root not in ROOTS:
+        out.append((where + ("path",), "PM607", f"path '{path}' must start with one of {', '.join(ROOTS)}"))
+    if op != "exists" and "value" not in condition:
+        out.append((where, "PM609", f"operator '{op}' needs a value"))
+    value = condition.get("value")
+    if op == "in" and not isinstance(value, list):
+        out.append((where + ("value",), "PM609", "operator 'in' needs a list value"))
+    if op in ("gt", "gte", "lt", "lte") and not (_is_number(value) or isinstance(value, str)):
+        out.append((where + ("value",), "PM609", f"operator '{op}' needs a number or string value"))
+    if op == "regex":
+        if not isinstance(value, str):
+            out.append((where + ("value",), "PM609", "operator 'regex' needs a string pattern"))
+        else:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                out.append((where + ("value",), "PM606", f"invalid regex {value!r}: {exc}"))
+    if op == "exists" and value is not None and not isinstance(value, bool):
+        out.append((where + ("value",), "PM609", "operator 'exists' takes true or false"))
+    return out

@@ -1,0 +1,196 @@
+"""Compile output contracts: the reply schema and how the prompt describes it.
+
+Styles:
+- `returns`: a `<returns>` block, one `<output name="...">description</output>`
+  per field, self-closing when a field has no description;
+- `return_call`: an instruction to call the structured-return tool with the
+  fields as arguments, each placeholder giving description, type and
+  `[required]`, or the field name when there is no description;
+- `json`: "respond with only a JSON object" and an example built from the schema
+  (or the contract's own `example`);
+- `native`: no prose; renderers put the schema in the provider's
+  structured-output field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .bundle import Contract, Origin
+from .diagnostics import Diagnostic
+from .model import OutputContract
+
+DEFAULT_TOOL = "return_result"
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def derived_schema(contract: OutputContract) -> dict:
+    """The reply schema: the contract's own, or one built from its outputs."""
+    if "schema" in contract.data:
+        return contract.data["schema"]
+    props = {}
+    for f in contract.fields:
+        prop: dict[str, Any] = {"type": f["type"]}
+        if f["description"]:
+            prop["description"] = f["description"]
+        props[f["name"]] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    required = [f["name"] for f in contract.fields if f["required"]]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _fields(contract: OutputContract, schema: dict) -> list[dict]:
+    if contract.fields:
+        return list(contract.fields)
+    required = set(schema.get("required", ()))
+    out = []
+    for name, prop in (schema.get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = prop.get("type", "string")
+        out.append(
+            {
+                "name": name,
+                "description": prop.get("description", ""),
+                "type": kind if isinstance(kind, str) else "/".join(kind),
+                "required": name in required,
+            }
+        )
+    return out
+
+
+def example_value(schema: Any, name: str = "value", depth: int = 0) -> Any:
+    """A readable example instance of `schema` (placeholders for free text)."""
+    if not isinstance(schema, dict) or depth > 8:
+        return f"<{name}>"
+    for key in ("const",):
+        if key in schema:
+            return schema[key]
+    if schema.get("examples"):
+        return schema["examples"][0]
+    if "default" in schema:
+        return schema["default"]
+    if schema.get("enum"):
+        return schema["enum"][0] if len(schema["enum"]) == 1 else "|".join(str(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object" or "properties" in schema:
+        return {k: example_value(v, k, depth + 1) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return [example_value(schema.get("items", {}), name, depth + 1)]
+    if kind == "integer":
+        return int(schema.get("minimum", 1))
+    if kind == "number":
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    return f"<{schema.get('description', name)}>"
+
+
+def instructions(contract: OutputContract, style: str, schema: dict, tool_name: str) -> str:
+    """The prose a role's `output: true` section renders."""
+    intro = (contract.get("instructions") or "").strip()
+    parts = [intro] if intro else []
+    fields = _fields(contract, schema)
+    if style == "returns":
+        lines = ["<returns>"]
+        for f in fields:
+            name = _xml(f["name"]).replace('"', "&quot;")
+            if f["description"]:
+                lines.append(f'  <output name="{name}">{_xml(f["description"])}</output>')
+            else:
+                lines.append(f'  <output name="{name}" />')
+        lines.append("</returns>")
+        parts.append("\n".join(lines))
+    elif style == "return_call":
+        args = []
+        for f in fields:
+            label = f"{f['description']} ({f['type']})" if f["description"] else f"{f['name']} ({f['type']})"
+            if f["required"]:
+                label += " [required]"
+            args.append(f"{json.dumps(f['name'])}: {json.dumps('<' + label + '>', ensure_ascii=False)}")
+        parts.append(
+            f"When you have finished, return your results by calling the `{tool_name}` tool with these arguments:\n"
+            f"`{tool_name}({{{', '.join(args)}}})`"
+        )
+    elif style == "json":
+        example = contract.get("example")
+        if example is None:
+            example = example_value(schema, "reply")
+        parts.append(
+            "Respond with only a JSON object, no prose and no code fence, shaped like this example:\n"
+            + json.dumps(example, ensure_ascii=False, indent=2)
+        )
+    return "\n\n".join(parts)
+
+
+def _path_exists(schema: Any, path: str) -> bool:
+    node = schema
+    for part in path.replace("[]", ".[]").split("."):
+        if not part:
+            continue
+        if not isinstance(node, dict):
+            return False
+        if part == "[]":
+            node = node.get("items")
+        else:
+            node = (node.get("properties") or {}).get(part)
+        if node is None:
+            return False
+    return True
+
+
+def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnostic]]:
+    """A bundle `Contract` with pre-rendered instructions."""
+    diags: list[Diagnostic] = []
+    schema = derived_schema(contract)
+    style = contract.get("style") or ("json" if "schema" in contract.data else "returns")
+    tool = dict(contract.get("return_tool") or {})
+    tool.setdefault("name", DEFAULT_TOOL)
+    tool.setdefault("description", contract.get("description") or "Return the final result.")
+    checks = list(contract.get("checks", ()))
+    for i, check in enumerate(checks):
+        for key in ("path", "target", "nodes", "into"):
+            value = check.get(key)
+            if value is not None and not _path_exists(schema, value):
+                diags.append(
+                    Diagnostic.at(
+                        contract.pos("checks", i, key),
+                        "PM703",
+                        f"check '{check['check']}': reply path '{value}' is not in the reply schema",
+                    )
+                )
+        needed = {
+            "unique": ("path",),
+            "references": ("path", "target"),
+            "acyclic": ("nodes", "key", "edges"),
+            "preserve": ("from", "into", "key"),
+        }[check["check"]]
+        missing = [k for k in needed if k not in check]
+        if missing:
+            diags.append(
+                Diagnostic.at(
+                    contract.pos("checks", i),
+                    "PM703",
+                    f"check '{check['check']}' needs: {', '.join(missing)}",
+                )
+            )
+    p = contract.pos("id")
+    bundle = Contract(
+        id=contract.id,
+        style=style,
+        schema=schema,
+        instructions=instructions(contract, style, schema, tool["name"]),
+        return_tool=tool,
+        checks=tuple(checks),
+        origin=Origin(p.file, p.line, p.col, contract.id),
+    )
+    return bundle, diags

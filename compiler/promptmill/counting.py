@@ -1,0 +1,166 @@
+"""Exact token counts of concatenated pieces, from cached piece counts.
+
+A prompt is assembled from pieces (section titles, rendered items, separators).
+`Counter.count_parts(parts)` returns exactly `tokenizer.count("".join(parts))`
+while tokenizing each distinct piece at most once (counts are cached by content)
+and never the assembled text: where the tokenizer guarantees that no token
+spans a join (a *hard* join, see `Tokenizer.hard_join`), counts add up; around
+a soft join only a short region (from the last hard boundary before the join to
+the first one after it) is counted again. Tokenizers without hard-join rules
+(Hugging Face, approx) have no hard boundaries, so the whole text is counted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from .tokenizers import Tokenizer
+
+# How far to look for a hard boundary inside a piece before giving up and
+# treating the whole piece as part of the region (correct either way).
+_SCAN = 64
+
+
+class CountCache:
+    """A bounded, content-addressed map text -> token count.
+
+    Two generations: lookups hit the young one, then the old one (promoting the
+    entry); when the young one holds `max_chars` characters of keys it becomes
+    the old one and the previous old one is dropped. Memory stays bounded by
+    about twice `max_chars` characters whatever the workload.
+    """
+
+    def __init__(self, max_chars: int = 8_000_000, max_key_chars: int = 200_000) -> None:
+        self.max_chars = max_chars
+        self.max_key_chars = max_key_chars
+        self._young: dict[str, int] = {}
+        self._old: dict[str, int] = {}
+        self._young_chars = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, text: str) -> int | None:
+        value = self._young.get(text)
+        if value is not None:
+            self.hits += 1
+            return value
+        value = self._old.get(text)
+        if value is not None:
+            self.hits += 1
+            self.put(text, value)
+            return value
+        self.misses += 1
+        return None
+
+    def put(self, text: str, value: int) -> None:
+        size = len(text)
+        if size > self.max_key_chars:
+            return
+        with self._lock:
+            if self._young_chars + size > self.max_chars:
+                self._old = self._young
+                self._young = {}
+                self._young_chars = 0
+            if text not in self._young:
+                self._young[text] = value
+                self._young_chars += size
+
+    def __len__(self) -> int:
+        return len(self._young) + len(self._old)
+
+    @property
+    def chars(self) -> int:
+        return self._young_chars + sum(map(len, self._old))
+
+
+class Counter:
+    """Counts tokens for one tokenizer with a shared cache. Thread-safe."""
+
+    def __init__(self, tokenizer: Tokenizer, cache: CountCache | None = None) -> None:
+        self.tokenizer = tokenizer
+        self.cache = cache if cache is not None else CountCache()
+        self._hard = tokenizer.hard_join
+        self._raw_count = tokenizer.count
+        self.encoded_chars = 0  # characters actually sent to the tokenizer (for tests and benches)
+
+    def count(self, text: str) -> int:
+        """Token count of `text` (cached)."""
+        if not text:
+            return 0
+        value = self.cache.get(text)
+        if value is None:
+            value = self._raw_count(text)
+            self.encoded_chars += len(text)
+            self.cache.put(text, value)
+        return value
+
+    def _last_hard(self, text: str, floor: int) -> int:
+        """Largest internal hard boundary of `text` at or after `floor` (else `floor`)."""
+        hard = self._hard
+        stop = max(floor, len(text) - _SCAN)
+        for i in range(len(text) - 1, stop, -1):
+            if hard(text[i - 1], text[i]):
+                return i
+        return floor
+
+    def _first_hard(self, text: str) -> int:
+        """Smallest internal hard boundary of `text` (else len(text))."""
+        hard = self._hard
+        for i in range(1, min(len(text), _SCAN + 1)):
+            if hard(text[i - 1], text[i]):
+                return i
+        return len(text)
+
+    def join_delta(self, left: str, right: str) -> int:
+        """count(left + right) - count(left) - count(right), computed locally."""
+        return self.count_parts((left, right)) - self.count(left) - self.count(right)
+
+    def count_parts(self, parts: Sequence[str]) -> int:
+        """Exactly `tokenizer.count("".join(parts))`, from cached piece counts."""
+        pieces = [p for p in parts if p]
+        if not pieces:
+            return 0
+        if not self.tokenizer.has_hard_joins:
+            # No hard-boundary rules: the only correct answer is the whole text.
+            return self.count("".join(pieces))
+        count = self.count
+        hard = self._hard
+        total = 0
+        for p in pieces:
+            total += count(p)
+        n = len(pieces)
+        floor = 0  # hard boundary inside pieces[i] where the previous region ended
+        i = 0
+        while i < n - 1:
+            left = pieces[i]
+            if hard(left[-1], pieces[i + 1][0]):
+                i += 1
+                floor = 0
+                continue
+            # A soft join: gather the region from the last hard boundary before it
+            # to the first hard boundary after it, possibly across several pieces.
+            start = self._last_hard(left, floor)
+            region = [left[start:]]
+            minus = count(left[start:])
+            j = i + 1
+            while True:
+                piece = pieces[j]
+                end = self._first_hard(piece)
+                if end < len(piece) or j == n - 1 or hard(piece[-1], pieces[j + 1][0]):
+                    head = piece[:end]
+                    region.append(head)
+                    minus += count(head)
+                    floor = end if end < len(piece) else 0
+                    break
+                region.append(piece)
+                minus += count(piece)
+                j += 1
+            total += count("".join(region)) - minus
+            if floor == 0:
+                # the region ended at the end of piece j, at a hard join (or the end)
+                i = j + 1
+            else:
+                i = j
+        return total

@@ -1,0 +1,201 @@
+"""Fill compiled sections with render state: templates, list items, rules.
+
+A `PreparedRole` is built once per role (at first render) from its bundle:
+compiled Jinja templates, fast plans, the state validator. `Candidate` holds a
+section while it is being filled; list items are rendered lazily, only when the
+fitter asks for them, so items that can never reach the prompt cost nothing
+beyond reading their sort key.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import conditions
+from .bundle import RoleBundle, RuleLine, Section
+from .counting import Counter
+from .errors import RenderError, StateError
+from .plans import run_plan
+from .validate import Validator
+
+MISSING = object()
+
+
+def strip_text(text: str) -> str:
+    """Rendered text as placed in a prompt: no leading blank lines, no trailing whitespace."""
+    return text.lstrip("\n").rstrip()
+
+
+def assemble_rules(lines: tuple[RuleLine, ...], included: list[bool]) -> str:
+    """Constraint-set lines as text: a set's title shows only when one of its rules does."""
+    groups: dict[int, list[RuleLine]] = {}
+    titles: dict[int, RuleLine] = {}
+    for line, keep in zip(lines, included, strict=True):
+        if line.is_title:
+            titles[line.group] = line
+        elif keep:
+            groups.setdefault(line.group, []).append(line)
+    blocks = []
+    for group in sorted(groups):
+        block = [titles[group].text] if group in titles else []
+        block += [line.text for line in groups[group]]
+        blocks.append("\n".join(block))
+    return ("\n\n" if titles else "\n").join(blocks)
+
+
+def state_path(path: tuple[str | int, ...]) -> str:
+    out = "state"
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def lookup_list(state: Mapping[str, Any], path: tuple[str, ...], section: str) -> list | None:
+    """The list at `path`, None when absent/null; StateError when it is not a list."""
+    value: Any = state
+    for part in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(part, MISSING)
+        if value is MISSING or value is None:
+            return None
+    if not isinstance(value, list):
+        raise StateError(
+            "",
+            [(state_path(path), f"expected a list for section '{section}', got {type(value).__name__}")],
+            code="PM810",
+        )
+    return value
+
+
+@dataclass
+class PreparedRole:
+    """A bundle made ready to render: templates compiled, validator built."""
+
+    bundle: RoleBundle
+    counter: Counter
+    validator: Validator | None
+    templates: dict[str, Any] = field(default_factory=dict)
+    declared: tuple[str, ...] = ()
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def prepare(cls, bundle: RoleBundle, counter: Counter) -> PreparedRole:
+        from .sandbox import compile_template
+
+        validator = Validator(bundle.inputs, lazy_paths=bundle.lazy_paths) if bundle.inputs else None
+        templates = {}
+        for s in bundle.sections:
+            if s.template is not None:
+                try:
+                    templates[s.id] = compile_template(s.template)
+                except Exception as exc:  # a bundle that passed compile checks parses; guard anyway
+                    raise RenderError(f"section '{s.id}': template does not parse: {exc}") from exc
+            if s.kind == "static" and s.text:
+                counter.cache.put(s.text, s.tokens)
+            if s.title:
+                counter.cache.put(s.title + "\n", s.title_tokens)
+        props = bundle.inputs.get("properties", {}) if bundle.inputs else {}
+        defaults = {k: (v.get("default") if isinstance(v, dict) else None) for k, v in props.items()}
+        return cls(bundle, counter, validator, templates, tuple(props), defaults)
+
+    def context(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """Template variables: declared inputs (absent optional ones as their default or None)."""
+        ctx = dict(self.defaults)
+        ctx.update(state)
+        return ctx
+
+    def render(self, section: Section, ctx: Mapping[str, Any], where: str) -> str:
+        if section.plan is not None:
+            text = run_plan(section.plan, ctx)
+            if text is not None:
+                return text
+        from .sandbox import render
+
+        try:
+            return render(self.templates[section.id], ctx)
+        except RenderError as exc:
+            raise RenderError(f"{where}: {exc.message}", code=exc.code) from exc
+
+
+@dataclass
+class Candidate:
+    """A section being filled for one render."""
+
+    spec: Section
+    index: int  # position in the role (document order)
+    body: str | None = None  # static, template and rules sections
+    items: list | None = None  # each, tools, history
+    order: list[int] | None = None  # item indices in the order they are offered to the budget
+    rendered: dict[int, str] = field(default_factory=dict)
+    lock: threading.Lock | None = None
+
+
+def make_candidate(
+    prepared: PreparedRole, spec: Section, index: int, state: Mapping[str, Any], ctx: Mapping[str, Any], cond_ctx: Mapping[str, Any]
+) -> Candidate:
+    """Render a non-list section now; for lists, read the items and their order only."""
+    cand = Candidate(spec, index)
+    if spec.kind == "static":
+        cand.body = spec.text or ""
+    elif spec.kind == "template":
+        cand.body = strip_text(prepared.render(spec, ctx, f"section '{spec.id}'"))
+    elif spec.kind == "rules":
+        included = [line.is_title or conditions.evaluate(line.when, cond_ctx) for line in spec.rules]
+        cand.body = assemble_rules(spec.rules, included)
+    else:
+        items = lookup_list(state, spec.path, spec.id) or []
+        cand.items = items
+        cand.order = item_order(spec, items)
+    return cand
+
+
+def item_order(spec: Section, items: list) -> list[int]:
+    """Indices in the order items are offered: best score first, or by `keep`."""
+    n = len(items)
+    if spec.order_by:
+        key = spec.order_by
+        scores = []
+        for i, item in enumerate(items):
+            value: Any = item
+            for part in key:
+                value = value.get(part, MISSING) if isinstance(value, Mapping) else MISSING
+            if value is MISSING or isinstance(value, bool) or not isinstance(value, (int, float)):
+                got = "nothing" if value is MISSING else type(value).__name__
+                raise StateError(
+                    "",
+                    [(state_path((*spec.path, i, *key)), f"expected a number to order section '{spec.id}' by, got {got}")],
+                )
+            scores.append(value)
+        sign = -1 if spec.order_desc else 1
+        return sorted(range(n), key=lambda i: (sign * scores[i], i))
+    if spec.keep == "last":
+        return list(range(n - 1, -1, -1))
+    return list(range(n))
+
+
+def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
+    """Item `i`, validated first when its list is validated lazily."""
+    spec = cand.spec
+    item = cand.items[i]  # type: ignore[index]
+    validator = prepared.validator
+    if validator is not None and spec.path in prepared.bundle.lazy_paths and not validator.item_valid(spec.path, item):
+        raise StateError("", validator.item_errors(spec.path, i, item))
+    return item
+
+
+def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[str, Any]) -> str:
+    """Text of item `i` (validated first when its list is validated lazily)."""
+    text = cand.rendered.get(i)
+    if text is not None:
+        return text
+    spec = cand.spec
+    item = check_item(prepared, cand, i)
+    item_ctx = dict(ctx)
+    item_ctx[spec.item_name] = item
+    text = strip_text(prepared.render(spec, item_ctx, f"section '{spec.id}', {state_path((*spec.path, i))}"))
+    cand.rendered[i] = text
+    return text

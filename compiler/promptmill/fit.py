@@ -1,0 +1,306 @@
+"""Fit filled sections into the token budget (the contract in DESIGN.md).
+
+1. Sections with `trim: never` are placed whole; if they alone exceed the
+   budget, `BudgetError` names them with their counts.
+2. The others are offered in priority order (higher first; ties: document
+   order). Lists offer their items best-score first; each item is rendered and
+   counted only when offered. The first thing that does not fit ends the
+   filling: a `truncate` section is cut to what is left, and everything of
+   lower priority is dropped without being rendered or counted.
+3. The final layout is counted exactly (pieces are cached; only short regions
+   around soft joins are re-tokenized) and, should an estimate have been short,
+   the most recently added units are removed until it fits.
+
+Kept items stay in their original order; empty sections vanish with their
+title; nothing inside the stable prefix is altered by trimming because stable
+sections are never trimmed by default and trimming only removes whole units.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import BudgetError, StateError
+from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
+from .wire import Wire
+
+
+@dataclass
+class Placed:
+    cand: Candidate
+    status: str = "pending"  # kept | trimmed | truncated | dropped | empty
+    reason: str = ""
+    body: str | None = None  # final body of non-list sections
+    kept: list[int] = field(default_factory=list)  # kept item indices, in the order added
+    offered: int = 0  # items rendered and counted
+    order_key: int = 0  # when it was placed (for repair)
+
+    @property
+    def spec(self):
+        return self.cand.spec
+
+    @property
+    def is_list(self) -> bool:
+        return self.cand.items is not None
+
+    @property
+    def present(self) -> bool:
+        return self.status in ("kept", "trimmed", "truncated")
+
+    def item_texts(self) -> list[str]:
+        return [self.cand.rendered[i] for i in sorted(self.kept)]
+
+    def pieces(self) -> list[str]:
+        """The section as counted pieces: title line, then body or items with separators."""
+        out = [self.spec.title + "\n"] if self.spec.title else []
+        if self.is_list:
+            sep = self.spec.item_separator
+            for n, text in enumerate(self.item_texts()):
+                if n:
+                    out.append(sep)
+                out.append(text)
+        elif self.body:
+            out.append(self.body)
+        return out
+
+    def text(self) -> str:
+        return "".join(self.pieces())
+
+
+@dataclass
+class Container:
+    """One message (or the whole text) of the final request."""
+
+    role: str
+    placed: list[Placed] = field(default_factory=list)
+    turn: Any = None  # a history turn (chat wires): the item dict
+    turn_of: Placed | None = None
+
+
+@dataclass
+class FitResult:
+    placed: list[Placed]  # document order
+    containers: list[Container]
+    tokens: int
+    budget: int
+
+
+def turn_content(turn: Any, section: str, index: int, path: tuple) -> tuple[str, str]:
+    from .fill import state_path
+
+    if not isinstance(turn, Mapping) or turn.get("role") not in ("user", "assistant") or not isinstance(turn.get("content"), str):
+        raise StateError(
+            "",
+            [(state_path((*path, index)), f"history turns of section '{section}' need role user|assistant and string content")],
+        )
+    return turn["role"], turn["content"]
+
+
+class Fitter:
+    def __init__(self, prepared: PreparedRole, wire: Wire, budget: int, ctx: Mapping[str, Any]) -> None:
+        self.p = prepared
+        self.counter = prepared.counter
+        self.wire = wire
+        self.budget = budget
+        self.ctx = ctx
+        self.sep = prepared.bundle.separator
+        self.sep_cost = self.counter.count(self.sep)
+        self.seq = 0
+
+    # -- layout -----------------------------------------------------------
+    def _chat_turns(self, placed: Placed) -> bool:
+        return placed.spec.kind == "history" and self.wire.history_messages
+
+    def layout(self, placed: list[Placed]) -> list[Container]:
+        kept = [p for p in placed if p.present]
+        if self.wire.single:
+            return [Container("text", kept)] if kept else []
+        containers: list[Container] = []
+        if self.wire.system_first:
+            system = [p for p in kept if p.spec.message == "system"]
+            if system:
+                containers.append(Container("system", system))
+            kept = [p for p in kept if p.spec.message != "system"]
+        for p in kept:
+            if self._chat_turns(p):
+                for i in sorted(p.kept):
+                    role, _ = turn_content(p.cand.items[i], p.spec.id, i, p.spec.path)  # type: ignore[index]
+                    containers.append(Container(role, [], turn=p.cand.items[i], turn_of=p))  # type: ignore[index]
+                continue
+            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message:
+                containers[-1].placed.append(p)
+            else:
+                containers.append(Container(p.spec.message, [p]))
+        return containers
+
+    def container_parts(self, c: Container) -> list[str]:
+        if c.turn is not None:
+            return [c.turn["content"]]
+        parts: list[str] = []
+        for n, p in enumerate(c.placed):
+            if n:
+                parts.append(self.sep)
+            parts.extend(p.pieces())
+        return parts
+
+    def exact_total(self, placed: list[Placed]) -> tuple[int, list[Container]]:
+        containers = self.layout(placed)
+        count_parts = self.counter.count_parts
+        total = self.wire.fixed_overhead if containers else 0
+        for c in containers:
+            total += self.wire.message_overhead + count_parts(self.container_parts(c))
+        return total, containers
+
+    # -- costs ------------------------------------------------------------
+    def _open_cost(self, p: Placed, open_roles: set[str]) -> int:
+        role = "text" if self.wire.single else ("system" if self.wire.system_first and p.spec.message == "system" else p.spec.message)
+        title = p.spec.title_tokens if p.spec.title else 0
+        if role in open_roles:
+            return title + self.sep_cost
+        return title + self.wire.message_overhead
+
+    def _item_cost(self, p: Placed, text: str) -> int:
+        if self._chat_turns(p):
+            return self.counter.count(text) + self.wire.message_overhead
+        count = self.counter.count
+        sep = p.spec.item_separator
+        return count(text) + count(sep) + self.counter.join_delta(text, sep)
+
+    # -- filling ------------------------------------------------------------
+    def _offer_items(self, p: Placed, used: int, open_roles: set[str], must: bool) -> tuple[int, bool]:
+        cand = p.cand
+        spec = p.spec
+        fits_all = True
+        chat_turns = self._chat_turns(p)
+        for i in cand.order or ():
+            if chat_turns:
+                _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
+                cand.rendered[i] = text
+            else:
+                text = render_item(self.p, cand, i, self.ctx)
+            p.offered += 1
+            if not text.strip():
+                continue
+            cost = self._item_cost(p, text) + (0 if p.kept else self._open_cost(p, open_roles))
+            if must or used + cost <= self.budget:
+                p.kept.append(i)
+                used += cost
+                self.seq += 1
+                p.order_key = self.seq
+                continue
+            fits_all = False
+            break
+        if spec.kind == "history" and spec.step > 1 and not fits_all and p.kept:
+            # cache-aware trimming: the oldest kept turn moves only in steps of `step`
+            oldest = min(p.kept)
+            aligned = math.ceil(oldest / spec.step) * spec.step
+            p.kept = [i for i in p.kept if i >= aligned]
+        n = len(cand.items or ())
+        if not p.kept:
+            p.status = "empty" if fits_all else "dropped"
+            p.reason = "no items" if n == 0 else ("all items are empty" if fits_all else "no item fits the budget left")
+        elif len(p.kept) < n:
+            p.status, p.reason = "trimmed", f"kept {len(p.kept)} of {n} items"
+        else:
+            p.status = "kept"
+        if p.kept:
+            role = "text" if self.wire.single else p.spec.message
+            open_roles.add("system" if self.wire.system_first and role == "system" else role)
+        return used, fits_all
+
+    def _truncate(self, p: Placed, room: int) -> bool:
+        spec = p.spec
+        tok = self.counter.tokenizer
+        marker = spec.truncate_marker
+        body = p.cand.body or ""
+        n = room - self.counter.count(marker) - 1
+        for _ in range(8):
+            if n <= 0:
+                return False
+            cut = strip_text(tok.truncate(body, n, spec.truncate_keep))
+            text = f"{cut}\n{marker}" if spec.truncate_keep == "head" else f"{marker}\n{cut}"
+            cost = self.counter.count(text)
+            if cost <= room:
+                p.body = text
+                return True
+            n -= cost - room
+        return False
+
+    def fit(self, cands: list[Candidate]) -> FitResult:
+        placed = [Placed(c) for c in cands]
+        never = [p for p in placed if p.spec.trim == "never"]
+        rest = sorted((p for p in placed if p.spec.trim != "never"), key=lambda p: (-p.spec.priority, p.cand.index))
+        open_roles: set[str] = set()
+        for p in never:
+            if p.is_list:
+                self._offer_items(p, 0, open_roles, must=True)
+            elif p.cand.body:
+                p.body, p.status = p.cand.body, "kept"
+            else:
+                p.status, p.reason = "empty", "rendered empty"
+        used, _ = self.exact_total(placed)
+        if used > self.budget:
+            counts = ", ".join(f"{p.spec.id} ({self.counter.count_parts(p.pieces())} tokens)" for p in never if p.present)
+            raise BudgetError(
+                f"sections that are never trimmed need {used} tokens, over the budget of {self.budget}: {counts}",
+                code="PM830",
+                hint="raise the budget, or let some of these sections be trimmed (trim: drop, items or truncate)",
+            )
+        for p in never:
+            if p.present:
+                role = "text" if self.wire.single else p.spec.message
+                open_roles.add("system" if self.wire.system_first and role == "system" else role)
+        exhausted = False
+        for p in rest:
+            if exhausted:
+                p.status, p.reason = "dropped", "lower priority than content that did not fit"
+                continue
+            if p.is_list:
+                used, fits = self._offer_items(p, used, open_roles, must=False)
+                exhausted = not fits
+                continue
+            body = p.cand.body
+            if not body:
+                p.status, p.reason = "empty", "rendered empty"
+                continue
+            cost = self._open_cost(p, open_roles) + self.counter.count(body)
+            if p.spec.title:
+                cost += self.counter.join_delta(p.spec.title + "\n", body)
+            if used + cost <= self.budget:
+                p.body, p.status = body, "kept"
+            elif p.spec.trim == "truncate" and self._truncate(p, self.budget - used - self._open_cost(p, open_roles)):
+                p.status, p.reason = "truncated", "cut to fit the budget"
+                cost = self._open_cost(p, open_roles) + self.counter.count(p.body or "")
+            else:
+                p.status, p.reason = "dropped", "does not fit the budget left"
+                exhausted = True
+                continue
+            self.seq += 1
+            p.order_key = self.seq
+            used += cost
+            role = "text" if self.wire.single else p.spec.message
+            open_roles.add("system" if self.wire.system_first and role == "system" else role)
+            if p.status == "truncated":
+                exhausted = True
+        total, containers = self.exact_total(placed)
+        while total > self.budget:
+            self._remove_last(rest)
+            total, containers = self.exact_total(placed)
+        return FitResult(placed, containers, total, self.budget)
+
+    def _remove_last(self, rest: list[Placed]) -> None:
+        """Undo the most recently added unit (an estimate was short)."""
+        candidates = [p for p in rest if p.present]
+        if not candidates:  # pragma: no cover - never-sections were checked exactly
+            raise BudgetError("cannot fit the budget", code="PM830")
+        last = max(candidates, key=lambda p: p.order_key)
+        if last.is_list and len(last.kept) > 1:
+            last.kept.pop()
+            last.status, last.reason = "trimmed", f"kept {len(last.kept)} of {len(last.cand.items or ())} items"
+        else:
+            last.kept = []
+            last.body = None
+            last.status, last.reason = "dropped", "does not fit the budget left"

@@ -1,0 +1,84 @@
+"""Fast plans: pure-substitution templates filled without running Jinja.
+
+Most per-item templates are literal text around `{{ item.key }}` lookups. For
+such a template the compiler stores a *plan*, a tuple of literal strings and
+lookup paths, and the runtime fills it with plain dict lookups: about 20 times
+faster than a Jinja render, which matters when a section has hundreds of items.
+
+A plan must give exactly what Jinja gives. It is built from Jinja's own parse
+tree (so whitespace handling is Jinja's), only for output nodes that are
+literal data or lookups of names and constant string keys, never for keys that
+are also dict attributes (`items`, `keys`, ...: Jinja would return the method).
+At run time every step must be a plain `dict` holding the key; otherwise
+`run_plan` returns None and the caller renders with Jinja, which also produces
+the proper error for a missing key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_MISSING = object()
+_DICT_ATTRS = frozenset(dir(dict))
+
+Plan = tuple[tuple[str, Any], ...]
+
+
+def build_plan(source: str) -> Plan | None:
+    """A plan equivalent to `source`, or None when the template is not a pure substitution."""
+    from jinja2 import nodes
+
+    from .sandbox import environment
+
+    try:
+        tree = environment().parse(source)
+    except Exception:  # syntax errors are reported by the template checks
+        return None
+    plan: list[tuple[str, Any]] = []
+    for node in tree.body:
+        if not isinstance(node, nodes.Output):
+            return None
+        for part in node.nodes:
+            if isinstance(part, nodes.TemplateData):
+                plan.append(("t", part.data))
+                continue
+            path: list[str] = []
+            cur = part
+            while True:
+                if isinstance(cur, nodes.Getattr):
+                    path.append(cur.attr)
+                    cur = cur.node
+                elif isinstance(cur, nodes.Getitem) and isinstance(cur.arg, nodes.Const) and isinstance(cur.arg.value, str):
+                    path.append(cur.arg.value)
+                    cur = cur.node
+                elif isinstance(cur, nodes.Name):
+                    path.append(cur.name)
+                    break
+                else:
+                    return None
+            path.reverse()
+            if any(p in _DICT_ATTRS or p.startswith("_") for p in path[1:]):
+                return None
+            plan.append(("v", tuple(path)))
+    return tuple(plan)
+
+
+def run_plan(plan: Plan, context: Mapping[str, Any]) -> str | None:
+    """Fill `plan` from `context`, or None when Jinja must decide."""
+    out: list[str] = []
+    for kind, value in plan:
+        if kind == "t":
+            out.append(value)
+            continue
+        obj = context.get(value[0], _MISSING)
+        if obj is _MISSING:
+            return None
+        for key in value[1:]:
+            if type(obj) is not dict:
+                return None
+            obj = obj.get(key, _MISSING)
+            if obj is _MISSING:
+                return None
+        out.append(obj if type(obj) is str else str(obj))
+    return "".join(out)

@@ -1,0 +1,145 @@
+"""The project: promptmill.yaml, its folders and the search path of template layers.
+
+`find_project(path)` locates the configuration: `path` itself when it is a file,
+else the first `promptmill.yaml` in `path` or one of its parents. Without one,
+`path` is the project root, its `prompts/` folder (or `path` itself when there
+is none) holds the templates and `build/` receives the build.
+
+Templates are looked up along layers, first match wins: the project's prompts
+folder, each `search_path` folder, the user folder (`PROMPTMILL_USER_DIR`, by
+default `$XDG_CONFIG_HOME/promptmill` or `~/.config/promptmill`), then the
+library shipped inside promptmill. Only roles of the project's own prompts
+folder are compiled into the build; the other layers provide ids to reference.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Diagnostic
+from .loader import Document, load_file
+from .schemacheck import check_document
+
+CONFIG_NAME = "promptmill.yaml"
+DEFAULT_BUDGET = {"max_tokens": 8192, "reserve": 1024}
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One folder of templates on the search path."""
+
+    name: str  # "project", "search:1", "user", "library"
+    root: Path
+    label: str  # prefix used for source ids in bundles ("" for the project)
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    prompts_dir: Path
+    build_dir: Path
+    config: dict[str, Any] = field(default_factory=dict)
+    config_doc: Document | None = None
+    layers: tuple[Layer, ...] = ()
+
+    @property
+    def tokenizer(self) -> str | None:
+        return self.config.get("tokenizer")
+
+    @property
+    def exclude(self) -> tuple[str, ...]:
+        return tuple(self.config.get("exclude", ()))
+
+    def display(self, path: Path) -> str:
+        """How a file is named in diagnostics: relative to the cwd when possible."""
+        try:
+            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        except ValueError:
+            return path.resolve().as_posix()
+
+    def source_id(self, layer: Layer, path: Path) -> str:
+        """Stable name of a source file in bundles and the manifest."""
+        rel = path.resolve().relative_to(layer.root.resolve()).as_posix()
+        if layer.name == "project":
+            try:
+                return path.resolve().relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                return rel
+        return f"{layer.label}{rel}"
+
+
+def library_dir() -> Path:
+    return Path(str(resources.files("promptmill").joinpath("library")))
+
+
+def user_dir() -> Path:
+    env = os.environ.get("PROMPTMILL_USER_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "promptmill"
+
+
+def _locate(path: Path) -> Path | None:
+    if path.is_file():
+        return path
+    for folder in [path, *path.parents]:
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def find_project(
+    path: str | os.PathLike[str] = ".",
+    *,
+    build_dir: str | os.PathLike[str] | None = None,
+) -> tuple[Project, list[Diagnostic]]:
+    """Locate and load the project that `path` belongs to (see module docstring)."""
+    start = Path(path)
+    diags: list[Diagnostic] = []
+    if not start.exists():
+        diags.append(Diagnostic("PM011", "error", str(start), 0, 0, f"no such file or folder: {start}"))
+        return Project(start, start, start / "build"), diags
+    config_file = _locate(start.resolve())
+    config: dict[str, Any] = {}
+    doc: Document | None = None
+    if config_file is not None:
+        root = config_file.parent
+        display = Project(root, root, root).display(config_file)
+        doc, load_diags = load_file(config_file, display)
+        diags.extend(load_diags)
+        if doc is not None:
+            schema_diags = check_document(doc, "project")
+            diags.extend(schema_diags)
+            if not schema_diags and isinstance(doc.data, dict):
+                config = doc.data
+        prompts = root / config.get("prompts", "prompts")
+    else:
+        root = start.resolve() if start.is_dir() else start.resolve().parent
+        prompts = root / "prompts" if (root / "prompts").is_dir() else root
+    build = Path(build_dir) if build_dir is not None else root / config.get("build", "build")
+    if not prompts.is_dir():
+        diags.append(
+            Diagnostic("PM011", "error", str(prompts), 0, 0, f"prompts folder not found: {prompts}")
+        )
+    layers = [Layer("project", prompts, "")]
+    for i, extra in enumerate(config.get("search_path", ()), start=1):
+        folder = (root / extra).resolve()
+        if not folder.is_dir():
+            assert doc is not None  # search_path comes from the config file
+            diags.append(Diagnostic.at(doc.pos(("search_path", i - 1)), "PM011", f"search_path folder not found: {extra}"))
+            continue
+        layers.append(Layer(f"search:{i}", folder, f"search{i}:"))
+    if config.get("user_dir", True):
+        udir = user_dir()
+        if udir.is_dir():
+            layers.append(Layer("user", udir, "user:"))
+    if config.get("library", True):
+        layers.append(Layer("library", library_dir(), "promptmill:"))
+    project = Project(root, prompts, build, config, doc, tuple(layers))
+    return project, diags

@@ -1,0 +1,1 @@
+"""Provider renderers: a fitted PromptRequest -> a plain dict for the provider's SDK."""

@@ -1,0 +1,45 @@
+"""Human-readable account of a render: what was kept and trimmed, and why."""
+
+from __future__ import annotations
+
+from .request import PromptRequest
+
+
+def _items(s) -> str:
+    if s.items_total is None:
+        return ""
+    dropped = s.items_total - len(s.items_kept)
+    if not dropped:
+        return f"{s.items_total} items"
+    uncounted = s.items_total - s.items_counted
+    extra = f", {uncounted} never rendered" if uncounted > 0 else ""
+    return f"{len(s.items_kept)} of {s.items_total} items ({dropped} dropped{extra})"
+
+
+def report(req: PromptRequest) -> str:
+    share = 100.0 * req.tokens / req.budget if req.budget else 0.0
+    exact = "exact" if req.exact else "estimate"
+    lines = [
+        f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), "
+        f"{req.tokenizer}, {exact}",
+        f"budget: max_tokens {req.max_tokens} - reserve {req.reserve}"
+        + (f" - margin {req.margin_tokens}" if req.margin_tokens else "")
+        + (f" (render budget {req.budget})" if "budget" in req.budget_origins else ""),
+    ]
+    for key, where in req.budget_origins.items():
+        lines.append(f"  {key}: {where}")
+    width = max((len(s.id) for s in req.sections), default=4)
+    lines.append("sections:")
+    for s in req.sections:
+        tokens = f"{s.tokens:>6}" if s.present else "     -"
+        detail = _items(s)
+        why = s.reason if s.status not in ("kept",) else ""
+        note = "; ".join(x for x in (detail, why) if x)
+        lines.append(f"  {s.id:<{width}}  {s.status:<9} {tokens}  p{s.priority:<4} {s.stability:<7} {note}".rstrip())
+    overhead = req.tokens - sum(s.tokens for s in req.sections if s.present)
+    lines.append(f"separators, joins and message overhead: {overhead} tokens")
+    if req.events:
+        lines.append("events:")
+        for e in req.events:
+            lines.append("  " + ", ".join(f"{k}={v}" for k, v in e.items() if v is not None))
+    return "\n".join(lines)

@@ -1,0 +1,153 @@
+"""PromptRequest: one fitted prompt, provider-neutral, ready to render.
+
+Parts are kept apart by stability: stable sections (the cacheable prefix and
+tool declarations), semi-stable ones (memory, summaries) and dynamic ones
+(history, current input). `messages` is the exact layout the budget was
+counted on for `provider`; `to_payload()` and the `to_<provider>()` methods
+turn it into a plain dict for that provider's SDK. `report()` explains what was
+kept and trimmed, and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bundle import Contract
+from .errors import ProviderError
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    """What happened to one section in a render."""
+
+    id: str
+    kind: str
+    status: str  # kept | trimmed | truncated | dropped | empty | skipped
+    reason: str
+    text: str  # as placed: title line and body; "" when not present
+    tokens: int  # tokens of `text` on its own (the prompt total also counts joins and overhead)
+    message: str
+    stability: str
+    priority: int
+    trim: str
+    items_total: int | None = None
+    items_kept: tuple[int, ...] = ()  # indices into the state list, in prompt order
+    items_dropped: tuple[int, ...] = ()
+    items_counted: int = 0  # items rendered and counted (the rest were dropped uncounted)
+    fragment: str | None = None
+    origin: str | None = None
+
+    @property
+    def present(self) -> bool:
+        return self.status in ("kept", "trimmed", "truncated")
+
+    @property
+    def stable(self) -> bool:
+        return self.stability == "stable"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of the request as counted (for `text`, the whole prompt)."""
+
+    role: str  # system | user | assistant | text
+    content: str
+    tokens: int  # tokens of content (overhead not included)
+    sections: tuple[str, ...] = ()
+    stable: bool = False  # every section in it is stable: a cacheable prefix
+    turn: bool = False  # a history turn
+
+
+@dataclass(frozen=True)
+class PromptRequest:
+    role: str
+    provider: str
+    tokenizer: str
+    exact: bool  # False when counts are estimates (approx tokenizer, or a provider whose tokenizer differs)
+    tokens: int  # total on the wire for `provider`, counted exactly with the tokenizer
+    budget: int  # tokens the prompt may use
+    max_tokens: int
+    reserve: int
+    margin_tokens: int
+    budget_origins: Mapping[str, str]
+    separator: str
+    sections: tuple[RenderedSection, ...]
+    messages: tuple[Message, ...]
+    tools: tuple[dict, ...] = ()
+    tool_mode: str = "inline"
+    cache: bool = True
+    output: Contract | None = None
+    events: tuple[dict, ...] = ()
+    state: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The prompt as one text: present sections in order, joined by the separator."""
+        return self.separator.join(s.text for s in self.sections if s.present)
+
+    @property
+    def system(self) -> str:
+        return self.separator.join(m.content for m in self.messages if m.role == "system")
+
+    def section(self, section_id: str) -> RenderedSection:
+        for s in self.sections:
+            if s.id == section_id:
+                return s
+        raise KeyError(section_id)
+
+    def _check_provider(self, name: str) -> None:
+        if name != self.provider and not (name in ("text", "live") and self.provider in ("text", "live")):
+            raise ProviderError(
+                f"this request was fitted for provider '{self.provider}', not '{name}': "
+                "its token count would not hold",
+                code="PM841",
+                hint=f"render again with provider='{name}'",
+            )
+
+    def to_payload(self) -> dict:
+        """The request for the provider it was fitted for."""
+        return getattr(self, f"to_{self.provider}")()
+
+    def to_text(self) -> dict:
+        self._check_provider("text")
+        from .renderers import text
+
+        return text.render(self)
+
+    def to_live(self) -> dict:
+        self._check_provider("live")
+        from .renderers import live
+
+        return live.render(self)
+
+    def to_openai(self) -> dict:
+        self._check_provider("openai")
+        from .renderers import openai
+
+        return openai.render(self)
+
+    def to_anthropic(self) -> dict:
+        self._check_provider("anthropic")
+        from .renderers import anthropic
+
+        return anthropic.render(self)
+
+    def to_gemini(self) -> dict:
+        self._check_provider("gemini")
+        from .renderers import gemini
+
+        return gemini.render(self)
+
+    def parse_reply(self, reply: str) -> Any:
+        """Data of a model reply checked against the role's output contract (see promptmill.reply)."""
+        from .reply import parse_reply
+
+        return parse_reply(self, reply)
+
+    def report(self) -> str:
+        """A human-readable account of the render: totals, then one line per section."""
+        from .report import report
+
+        return report(self)

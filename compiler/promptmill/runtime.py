@@ -1,0 +1,245 @@
+"""The runtime: load a build once, render roles many times.
+
+    rt = promptmill.load("build")
+    req = rt.render("executor", state, budget=8000)
+
+`Runtime.load` reads the manifest and every bundle once, checking each file's
+SHA-256 against the manifest, so a corrupt or half-written build is refused
+with a clear error. Roles are prepared (templates compiled, validators built)
+on first use. A `Runtime` is safe to share between threads: rendering keeps
+all per-call state local, and shared caches are bounded.
+
+This module imports no YAML loader, no template checks and no file walking.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import conditions
+from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
+from .counting import CountCache, Counter
+from .errors import BudgetError, BuildError, PromptmillError, StateError, UnknownRoleError
+from .fill import PreparedRole, make_candidate
+from .fit import Fitter
+from .request import PromptRequest
+from .summarize import summarize
+from .tokenizers import get_tokenizer
+from .wire import get_wire
+
+MAX_STATE_NODES = 1_000_000
+MAX_STATE_CHARS = 8_000_000
+EVENTS = ("start", "continue")
+
+
+def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise BuildError(f"cannot read {what} {path}: {exc.strerror}") from exc
+    if expected_sha is not None and hashlib.sha256(raw).hexdigest() != expected_sha:
+        raise BuildError(
+            f"{what} {path} does not match the hash in manifest.json (corrupted or edited by hand)",
+            hint="recompile: promptmill compile",
+        )
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
+
+
+def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = ()) -> None:
+    """Refuse state that is not JSON-like data or is too large (lists at `skip` paths aside)."""
+    nodes = chars = 0
+    stack: list[tuple[Any, tuple]] = [(state, ())]
+    while stack:
+        value, path = stack.pop()
+        nodes += 1
+        if nodes > MAX_STATE_NODES:
+            raise StateError("", [("state", f"has more than {MAX_STATE_NODES} values")], code="PM812")
+        if isinstance(value, str):
+            chars += len(value)
+            if chars > MAX_STATE_CHARS:
+                raise StateError("", [("state", f"holds more than {MAX_STATE_CHARS} characters of text")], code="PM812")
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    raise StateError("", [(_path(path), f"has a non-string key {k!r}")], code="PM811")
+                if path + (k,) in skip and isinstance(v, list):
+                    continue
+                stack.append((v, path + (k,)))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, path + (i,)) for i, v in enumerate(value))
+        elif value is None or isinstance(value, (bool, int)):
+            continue
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise StateError("", [(_path(path), "is not a finite number")], code="PM811")
+        else:
+            raise StateError("", [(_path(path), f"is a {type(value).__name__}, not JSON data")], code="PM811")
+
+
+def _path(path: tuple) -> str:
+    from .fill import state_path
+
+    return state_path(path)
+
+
+class Runtime:
+    """A loaded build. Create with `promptmill.load(build_dir)`."""
+
+    def __init__(self, bundles: Mapping[str, RoleBundle], *, base_dir: Path | None = None, manifest: Manifest | None = None):
+        self._bundles = dict(bundles)
+        self.base_dir = base_dir
+        self.manifest = manifest
+        self._prepared: dict[str, PreparedRole] = {}
+        self._counters: dict[str, Counter] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, build_dir: str | os.PathLike[str] = "build") -> Runtime:
+        """Read `build_dir/manifest.json` and every bundle it lists."""
+        root = Path(build_dir)
+        manifest_path = root / "manifest.json"
+        for attempt in range(5):
+            if not manifest_path.is_file():
+                raise BuildError(
+                    f"no build at {root}: {manifest_path} does not exist",
+                    hint="compile your prompts first: promptmill compile",
+                )
+            try:
+                manifest = manifest_from_dict(_read_json(manifest_path, None, "manifest"), str(manifest_path))
+                bundles = {}
+                for role_id, entry in manifest.roles.items():
+                    data = _read_json(root / entry.file, entry.sha256, f"bundle of role '{role_id}'")
+                    bundle = role_from_dict(data, str(root / entry.file))
+                    if bundle.id != role_id:
+                        raise BuildError(f"{root / entry.file}: holds role '{bundle.id}', manifest says '{role_id}'")
+                    bundles[role_id] = bundle
+                return cls(bundles, base_dir=root, manifest=manifest)
+            except FileNotFoundError as exc:
+                # A compile replaced the build between reading the manifest and a
+                # bundle: read the new manifest.
+                if attempt == 4:
+                    raise BuildError(f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @property
+    def roles(self) -> list[str]:
+        return sorted(self._bundles)
+
+    def bundle(self, role: str) -> RoleBundle:
+        found = self._bundles.get(role)
+        if found is None:
+            close = difflib.get_close_matches(role, list(self._bundles), n=3, cutoff=0.5)
+            raise UnknownRoleError(
+                f"no role '{role}' in this build",
+                code="PM802",
+                hint=("did you mean " + " or ".join(f"'{c}'" for c in close) + "?") if close else "roles: " + ", ".join(self.roles[:20]),
+            )
+        return found
+
+    def counter(self, tokenizer: str) -> Counter:
+        counter = self._counters.get(tokenizer)
+        if counter is None:
+            with self._lock:
+                counter = self._counters.get(tokenizer)
+                if counter is None:
+                    counter = Counter(get_tokenizer(tokenizer, base_dir=self.base_dir), CountCache())
+                    self._counters[tokenizer] = counter
+        return counter
+
+    def prepared(self, role: str) -> PreparedRole:
+        prepared = self._prepared.get(role)
+        if prepared is None:
+            bundle = self.bundle(role)
+            counter = self.counter(bundle.tokenizer)
+            with self._lock:
+                prepared = self._prepared.get(role)
+                if prepared is None:
+                    prepared = PreparedRole.prepare(bundle, counter)
+                    self._prepared[role] = prepared
+        return prepared
+
+    def render(
+        self,
+        role: str,
+        state: Mapping[str, Any] | None = None,
+        *,
+        budget: int | None = None,
+        provider: str | None = None,
+        event: str = "start",
+        validate: bool = True,
+    ) -> PromptRequest:
+        """Fill `role` with `state` and fit it to the budget.
+
+        `budget` caps the tokens the prompt may use (it can lower, never raise,
+        the role's `max_tokens - reserve`). `provider` picks the wire format the
+        budget is counted on (default: the role's). `event` is `start` or
+        `continue` (for injection rules). With `validate=False` the state is not
+        checked against the role's inputs schema.
+        """
+        prepared = self.prepared(role)
+        bundle = prepared.bundle
+        wire = get_wire(provider or bundle.provider)
+        if event not in EVENTS:
+            raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")
+        state = {} if state is None else state
+        try:
+            if not isinstance(state, Mapping):
+                raise StateError(role, [("state", f"must be a mapping, got {type(state).__name__}")])
+            limit, origins, margin_tokens = self._budget(bundle, wire, budget)
+            if validate:
+                check_state_data(state, bundle.lazy_paths)
+                if prepared.validator is not None and not prepared.validator.is_valid(state):
+                    raise StateError(role, prepared.validator.errors(state))
+            ctx = prepared.context(state)
+            cond_ctx = {
+                "state": state,
+                "role": {"id": bundle.id, "category": bundle.category},
+                "model": bundle.model,
+                "provider": wire.name,
+                "event": event,
+            }
+            cands = []
+            skipped = []
+            for index, spec in enumerate(bundle.sections):
+                if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
+                    skipped.append(spec)
+                    continue
+                cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx))
+            result = Fitter(prepared, wire, limit, ctx).fit(cands)
+        except StateError as exc:
+            if exc.role:
+                raise
+            raise StateError(role, exc.errors, code=exc.code) from None
+        return summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+
+    def _budget(self, bundle: RoleBundle, wire, budget: int | None) -> tuple[int, dict[str, str], int]:
+        b = bundle.budget
+        origins = dict(b.origins)
+        margin = b.margin if b.margin is not None else wire.default_margin
+        if b.margin is None and wire.default_margin:
+            origins["margin"] = f"provider {wire.name} default (counts are estimates)"
+        room = b.max_tokens - b.reserve
+        margin_tokens = math.ceil(room * margin)
+        limit = room - margin_tokens
+        if budget is not None:
+            if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+                raise BudgetError(f"budget must be a positive integer, got {budget!r}", code="PM831")
+            if budget < limit:
+                limit = budget
+                origins["budget"] = f"render-time budget {budget}"
+            else:
+                origins["budget"] = f"render-time budget {budget}, capped at the role's {limit}"
+        return limit, origins, margin_tokens

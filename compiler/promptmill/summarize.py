@@ -1,0 +1,120 @@
+"""Turn a fit result into a `PromptRequest`: sections, messages, events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .bundle import Section
+from .fill import PreparedRole
+from .fit import FitResult, Fitter, Placed
+from .request import Message, PromptRequest, RenderedSection
+from .wire import Wire
+
+
+def _origin(spec: Section) -> str | None:
+    return str(spec.origin) if spec.origin is not None else None
+
+
+def _section(p: Placed, counter) -> RenderedSection:
+    spec = p.spec
+    present = p.present
+    text = p.text() if present else ""
+    items_total = len(p.cand.items) if p.cand.items is not None else None
+    kept = tuple(sorted(p.kept)) if items_total is not None else ()
+    dropped = tuple(i for i in range(items_total) if i not in set(kept)) if items_total is not None else ()
+    return RenderedSection(
+        id=spec.id,
+        kind=spec.kind,
+        status=p.status,
+        reason=p.reason,
+        text=text,
+        tokens=counter.count_parts(p.pieces()) if present else 0,
+        message=spec.message,
+        stability=spec.stability,
+        priority=spec.priority,
+        trim=spec.trim,
+        items_total=items_total,
+        items_kept=kept,
+        items_dropped=dropped,
+        items_counted=p.offered,
+        fragment=spec.fragment,
+        origin=_origin(spec),
+    )
+
+
+def _skipped(spec: Section) -> RenderedSection:
+    return RenderedSection(
+        id=spec.id, kind=spec.kind, status="skipped", reason="its `when` condition is false", text="", tokens=0,
+        message=spec.message, stability=spec.stability, priority=spec.priority, trim=spec.trim,
+        fragment=spec.fragment, origin=_origin(spec),
+    )
+
+
+def summarize(
+    prepared: PreparedRole,
+    wire: Wire,
+    result: FitResult,
+    skipped: list[Section],
+    limit: int,
+    origins: dict[str, str],
+    margin_tokens: int,
+    state: Mapping[str, Any],
+) -> PromptRequest:
+    bundle = prepared.bundle
+    counter = prepared.counter
+    fitter = Fitter(prepared, wire, limit, {})
+    by_id = {p.spec.id: p for p in result.placed}
+    skipped_ids = {s.id for s in skipped}
+    sections = []
+    for spec in bundle.sections:
+        if spec.id in skipped_ids:
+            sections.append(_skipped(spec))
+        else:
+            sections.append(_section(by_id[spec.id], counter))
+    messages = []
+    for c in result.containers:
+        parts = fitter.container_parts(c)
+        ids = tuple(p.spec.id for p in c.placed) if c.turn is None else (c.turn_of.spec.id,)  # type: ignore[union-attr]
+        stable = c.turn is None and all(p.spec.stability == "stable" for p in c.placed)
+        messages.append(
+            Message(c.role, "".join(parts), counter.count_parts(parts), ids, stable=stable, turn=c.turn is not None)
+        )
+    events: list[dict] = [dict(e) for e in bundle.events]
+    system_tokens = sum(m.tokens for m in messages if m.role == "system")
+    if any(m.role == "system" for m in messages):
+        events.append({"type": "system_prompt", "tokens": system_tokens})
+    for s, spec in zip(sections, bundle.sections, strict=True):
+        if spec.fragment and s.present:
+            ctx = spec.context or {}
+            events.append(
+                {
+                    "type": "context_injected",
+                    "id": spec.fragment,
+                    "position": ctx.get("position"),
+                    "layer": ctx.get("layer"),
+                    "by": ctx.get("by"),
+                    "tokens": s.tokens,
+                }
+            )
+    b = bundle.budget
+    return PromptRequest(
+        role=bundle.id,
+        provider=wire.name,
+        tokenizer=bundle.tokenizer,
+        exact=counter.tokenizer.exact and not wire.estimate,
+        tokens=result.tokens,
+        budget=limit,
+        max_tokens=b.max_tokens,
+        reserve=b.reserve,
+        margin_tokens=margin_tokens,
+        budget_origins=origins,
+        separator=bundle.separator,
+        sections=tuple(sections),
+        messages=tuple(messages),
+        tool_mode=bundle.tool_mode,
+        cache=bundle.cache,
+        output=bundle.output,
+        events=tuple(events),
+        state=state,
+    )

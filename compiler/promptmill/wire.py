@@ -1,0 +1,58 @@
+"""Counting models: how each provider's request is laid out and what it costs.
+
+The budget is counted on what is sent. For plain text that is the text. For
+chat providers the sections are grouped into messages (consecutive sections
+with the same message role share one message; history turns are messages of
+their own) and each message costs its content plus a fixed overhead. The
+numbers and their accuracy are documented in the README ("Counting model").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ProviderError
+
+
+@dataclass(frozen=True)
+class Wire:
+    name: str
+    message_overhead: int = 0  # tokens per message (role markers, delimiters)
+    fixed_overhead: int = 0  # tokens per request (reply priming)
+    single: bool = False  # everything in one text (text, live)
+    system_first: bool = False  # every system section goes into one leading system block
+    history_messages: bool = False  # history turns are separate messages
+    estimate: bool = False  # the provider's tokenizer is not the counting one
+    default_margin: float = 0.0  # budget fraction held back when counts are estimates
+
+
+WIRES: dict[str, Wire] = {
+    "text": Wire("text", single=True),
+    "live": Wire("live", single=True),
+    # OpenAI chat completions: <|start|>{role}<|message|>{content}<|end|> per message,
+    # plus <|start|>assistant<|message|> priming the reply (3 + 3 tokens).
+    "openai": Wire("openai", message_overhead=3, fixed_overhead=3, history_messages=True),
+    # Anthropic and Gemini do not publish their tokenizers: counts use the role's
+    # tokenizer and are estimates; a default 10% margin is held back.
+    "anthropic": Wire(
+        "anthropic", message_overhead=3, fixed_overhead=3, system_first=True, history_messages=True,
+        estimate=True, default_margin=0.1,
+    ),
+    "gemini": Wire(
+        "gemini", message_overhead=3, fixed_overhead=3, system_first=True, history_messages=True,
+        estimate=True, default_margin=0.1,
+    ),
+}
+
+PROVIDERS = tuple(WIRES)
+
+
+def get_wire(name: str) -> Wire:
+    wire = WIRES.get(name)
+    if wire is None:
+        raise ProviderError(
+            f"unknown provider '{name}'",
+            code="PM840",
+            hint="valid providers: " + ", ".join(PROVIDERS),
+        )
+    return wire

@@ -1,0 +1,139 @@
+"""Write a build atomically, deterministically and under a lock.
+
+Layout: `build/manifest.json` plus one bundle per role under `build/roles/`,
+named by role id and content hash (`roles/executor.3f2a9c1b0d4e.json`). A new
+build writes its bundles first (each to a temporary file, flushed, then renamed
+into place), then replaces `manifest.json` in one rename, and only then removes
+files the new manifest no longer lists. A reader therefore always sees the old
+manifest with all its files, or the new one with all of its files; a compile
+killed at any moment leaves one of the two. A lock file serializes compiles.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import PromptmillError
+
+LOCK_NAME = ".lock"
+LOCK_TIMEOUT = 60.0
+
+
+def bundle_path(role_id: str, data: bytes) -> str:
+    """Relative, content-addressed file name of a role's bundle."""
+    digest = hashlib.sha256(data).hexdigest()[:12]
+    return f"roles/{role_id}.{digest}.json"
+
+
+@contextlib.contextmanager
+def build_lock(build_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the build folder's lock (POSIX advisory lock; released if the process dies)."""
+    build_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX: no locking
+        yield
+        return
+    fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise PromptmillError(
+                        f"another compile holds the lock on {build_dir} (waited {timeout:.0f}s)",
+                        code="PM012",
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platform without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old or the new content, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
+    """Install a build: `files` maps relative paths to bytes. Returns removed stale paths."""
+    build_dir = Path(build_dir)
+    with build_lock(build_dir):
+        for rel, data in sorted(files.items()):
+            target = build_dir / rel
+            if target.is_file() and target.read_bytes() == data:
+                continue
+            atomic_write(target, data)
+        atomic_write(build_dir / "manifest.json", manifest)
+        return _collect_garbage(build_dir, set(files))
+
+
+def _collect_garbage(build_dir: Path, keep: set[str]) -> list[str]:
+    removed = []
+    for sub in ("roles", "tokenizers"):
+        root = build_dir / sub
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*"), reverse=True):
+            rel = path.relative_to(build_dir).as_posix()
+            if path.is_dir():
+                with contextlib.suppress(OSError):
+                    path.rmdir()  # only empty folders go
+                continue
+            if rel not in keep:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    removed.append(rel)
+    return removed
+
+
+def stale_files(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
+    """Relative paths whose content in `build_dir` differs from what a compile would write."""
+    build_dir = Path(build_dir)
+    stale = []
+    for rel, data in sorted({**files, "manifest.json": manifest}.items()):
+        path = build_dir / rel
+        if not path.is_file() or path.read_bytes() != data:
+            stale.append(rel)
+    for sub in ("roles", "tokenizers"):
+        root = build_dir / sub
+        if root.is_dir():
+            for path in sorted(root.rglob("*")):
+                rel = path.relative_to(build_dir).as_posix()
+                if path.is_file() and rel not in files:
+                    stale.append(rel)
+    return stale

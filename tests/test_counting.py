@@ -1,0 +1,92 @@
+"""Exact counting: piece counts plus local join corrections equal a full encode."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from promptmill.counting import CountCache, Counter
+from promptmill.tokenizers import get_tokenizer
+
+ENCODINGS = ["o200k_base", "cl100k_base"]
+
+# Characters chosen to exercise every pre-tokenizer branch: letters of each
+# case, digits, punctuation, '/', apostrophes and contractions, whitespace of
+# several kinds, combining marks, CJK, emoji, symbols.
+TRICKY = list("aZzQ09 \n\r\t./'-:_,;\"()[]{}<>|#*`~!?$%^&+=@\\") + [
+    "é", "\u0301", "中", "😀", "\u00a0", "\u2028", "ß", "İ", "ǅ", "ʰ", "٣", "Ⅳ", "²",
+    "\u200b", "\x1c", "’", "«", "™", "€", "\n\n", "  ", "'s", "'t", "'ll", "n't", "//", "...",
+    "the", " file", ".\n", "- ", "1234",
+]
+pieces = st.lists(st.sampled_from(TRICKY), min_size=0, max_size=12).map("".join)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_hard_join_rules_hold_on_random_strings(name):
+    tok = get_tokenizer(name)
+    rng = random.Random(1234)
+    checked = 0
+    for _ in range(40_000):
+        a = "".join(rng.choice(TRICKY) for _ in range(rng.randint(1, 8)))
+        b = "".join(rng.choice(TRICKY) for _ in range(rng.randint(1, 8)))
+        if not tok.hard_join(a[-1], b[0]):
+            continue
+        checked += 1
+        assert tok.count(a + b) == tok.count(a) + tok.count(b), (a, b)
+    assert checked > 5_000
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@given(parts=st.lists(pieces, min_size=0, max_size=10))
+def test_count_parts_equals_full_encode(name, parts):
+    counter = Counter(get_tokenizer(name))
+    assert counter.count_parts(parts) == get_tokenizer(name).count("".join(parts))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_count_parts_on_prompt_like_pieces(name):
+    tok = get_tokenizer(name)
+    counter = Counter(tok)
+    rng = random.Random(7)
+    words = ["read", "file", "config.yaml", "Don't", "/usr/bin", "x=1;", "—", "中文", "🙂"]
+    ends = [".", ":", "", ")", "!", " ", "\n", "'", "/"]
+    for _ in range(300):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            item = " ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) + rng.choice(ends)
+            parts.append(rng.choice(["", "- ", "  ", "/"]) + item)
+            parts.append(rng.choice(["\n", "\n\n", "\n\n---\n\n", " | ", ""]))
+        assert counter.count_parts(parts) == tok.count("".join(parts))
+
+
+def test_pieces_are_tokenized_once_and_the_whole_never():
+    tok = get_tokenizer("o200k_base")
+    counter = Counter(tok)
+    items = [f"- entry {i}: the build step {i} wrote report_{i}.json." for i in range(50)]
+    parts = []
+    for item in items:
+        parts += [item, "\n"]
+    first = counter.count_parts(parts)
+    encoded_once = counter.encoded_chars
+    whole = len("".join(parts))
+    # only pieces and short join regions were encoded, not the assembled text again
+    assert encoded_once < whole * 1.2
+    assert counter.count_parts(parts) == first == tok.count("".join(parts))
+    assert counter.encoded_chars == encoded_once  # second time: all cache hits
+
+
+def test_non_additive_tokenizer_counts_whole_text():
+    tok = get_tokenizer("approx")
+    counter = Counter(tok)
+    assert counter.count_parts(["abc", "de"]) == tok.count("abcde") == 2
+
+
+def test_cache_is_bounded():
+    cache = CountCache(max_chars=1000)
+    for i in range(10_000):
+        cache.put(f"text number {i}", i)
+    assert cache.chars <= 2 * 1000 + 100
+    assert cache.get("text number 9999") == 9999
