@@ -165,7 +165,7 @@ def render(role: str, state_file: str | None, budget: int | None, fmt: str, prov
 
         click.echo(json.dumps({"tokens": req.tokens, "budget": req.budget, "provider": req.provider,
                                "exact": req.exact, "text": req.text,
-                               "sections": [plain(s) for s in req.sections],
+                               "sections": [s.as_dict() for s in req.sections],
                                "messages": [plain(m) for m in req.messages],
                                "events": list(req.events), "budget_origins": dict(req.budget_origins)},
                               ensure_ascii=False, indent=2))

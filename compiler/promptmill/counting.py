@@ -38,21 +38,15 @@ class CountCache:
         self._old: dict[str, int] = {}
         self._young_chars = 0
         self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
 
     def get(self, text: str) -> int | None:
         value = self._young.get(text)
         if value is not None:
-            self.hits += 1
             return value
         value = self._old.get(text)
         if value is not None:
-            self.hits += 1
             self.put(text, value)
-            return value
-        self.misses += 1
-        return None
+        return value
 
     def put(self, text: str, value: int) -> None:
         size = len(text)
@@ -84,16 +78,20 @@ class Counter:
         self._hard = tokenizer.hard_join
         self._raw_count = tokenizer.count
         self.encoded_chars = 0  # characters actually sent to the tokenizer (for tests and benches)
+        self._deltas: dict[tuple[str, str], int] = {}
 
     def count(self, text: str) -> int:
         """Token count of `text` (cached)."""
+        value = self.cache._young.get(text)
+        if value is not None:
+            return value
         if not text:
             return 0
-        value = self.cache.get(text)
+        value = self.cache._old.get(text)
         if value is None:
             value = self._raw_count(text)
             self.encoded_chars += len(text)
-            self.cache.put(text, value)
+        self.cache.put(text, value)
         return value
 
     def _last_hard(self, text: str, floor: int) -> int:
@@ -114,8 +112,24 @@ class Counter:
         return len(text)
 
     def join_delta(self, left: str, right: str) -> int:
-        """count(left + right) - count(left) - count(right), computed locally."""
-        return self.count_parts((left, right)) - self.count(left) - self.count(right)
+        """About count(left + right) - count(left) - count(right), from short strings.
+
+        Exact when `right` holds a hard boundary (or ends the text); used for
+        estimates while fitting, never for reported totals.
+        """
+        if not left or not right or self._hard(left[-1], right[0]):
+            return 0
+        if not self.tokenizer.has_hard_joins:
+            return self.count(left + right) - self.count(left) - self.count(right)
+        key = (left[self._last_hard(left, 0) :], right[: self._first_hard(right)])
+        delta = self._deltas.get(key)
+        if delta is None:
+            tail, head = key
+            delta = self.count(tail + head) - self.count(tail) - self.count(head)
+            if len(self._deltas) > 100_000:
+                self._deltas.clear()
+            self._deltas[key] = delta
+        return delta
 
     def count_parts(self, parts: Sequence[str]) -> int:
         """Exactly `tokenizer.count("".join(parts))`, from cached piece counts."""

@@ -9,7 +9,6 @@ beyond reading their sort key.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,7 +130,7 @@ class Candidate:
     items: list | None = None  # each, tools, history
     order: list[int] | None = None  # item indices in the order they are offered to the budget
     rendered: dict[int, str] = field(default_factory=dict)
-    lock: threading.Lock | None = None
+    units: dict[int, str] = field(default_factory=dict)  # rendered text + item separator, counted as one piece
 
 
 def make_candidate(
@@ -158,20 +157,14 @@ def item_order(spec: Section, items: list) -> list[int]:
     n = len(items)
     if spec.order_by:
         key = spec.order_by
-        scores = []
-        for i, item in enumerate(items):
-            value: Any = item
-            for part in key:
-                value = value.get(part, MISSING) if isinstance(value, Mapping) else MISSING
-            if value is MISSING or isinstance(value, bool) or not isinstance(value, (int, float)):
-                got = "nothing" if value is MISSING else type(value).__name__
-                raise StateError(
-                    "",
-                    [(state_path((*spec.path, i, *key)), f"expected a number to order section '{spec.id}' by, got {got}")],
-                )
-            scores.append(value)
-        sign = -1 if spec.order_desc else 1
-        return sorted(range(n), key=lambda i: (sign * scores[i], i))
+        if len(key) == 1 and all(type(item) is dict for item in items):
+            scores = [item.get(key[0], MISSING) for item in items]
+        else:
+            scores = [_score(item, key) for item in items]
+        if not all(type(v) in (int, float) for v in scores):
+            _bad_score(spec, scores)
+        # sorting is stable, also in reverse: equal scores keep their list order
+        return sorted(range(n), key=scores.__getitem__, reverse=spec.order_desc)
     if spec.keep == "last":
         return list(range(n - 1, -1, -1))
     return list(range(n))
@@ -187,6 +180,23 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
     return item
 
 
+def _score(item: Any, key: tuple[str, ...]) -> Any:
+    value: Any = item
+    for part in key:
+        value = value.get(part, MISSING) if isinstance(value, Mapping) else MISSING
+    return value
+
+
+def _bad_score(spec: Section, scores: list) -> None:
+    for i, value in enumerate(scores):
+        if type(value) not in (int, float):
+            got = "nothing" if value is MISSING else type(value).__name__
+            raise StateError(
+                "",
+                [(state_path((*spec.path, i, *spec.order_by)), f"expected a number to order section '{spec.id}' by, got {got}")],
+            )
+
+
 def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[str, Any]) -> str:
     """Text of item `i` (validated first when its list is validated lazily)."""
     text = cand.rendered.get(i)
@@ -198,4 +208,5 @@ def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[st
     item_ctx[spec.item_name] = item
     text = strip_text(prepared.render(spec, item_ctx, f"section '{spec.id}', {state_path((*spec.path, i))}"))
     cand.rendered[i] = text
+    cand.units[i] = text + spec.item_separator
     return text

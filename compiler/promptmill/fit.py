@@ -57,11 +57,13 @@ class Placed:
         """The section as counted pieces: title line, then body or items with separators."""
         out = [self.spec.title + "\n"] if self.spec.title else []
         if self.is_list:
-            sep = self.spec.item_separator
-            for n, text in enumerate(self.item_texts()):
-                if n:
-                    out.append(sep)
-                out.append(text)
+            # each item is counted together with the separator that follows it, so
+            # item-to-item joins are hard; the last item stands alone
+            kept = sorted(self.kept)
+            units = self.cand.units
+            out.extend(units[i] for i in kept[:-1])
+            if kept:
+                out.append(self.cand.rendered[kept[-1]])
         elif self.body:
             out.append(self.body)
         return out
@@ -78,6 +80,7 @@ class Container:
     placed: list[Placed] = field(default_factory=list)
     turn: Any = None  # a history turn (chat wires): the item dict
     turn_of: Placed | None = None
+    tokens: int = 0  # exact tokens of the content (set by exact_total)
 
 
 @dataclass
@@ -151,7 +154,8 @@ class Fitter:
         count_parts = self.counter.count_parts
         total = self.wire.fixed_overhead if containers else 0
         for c in containers:
-            total += self.wire.message_overhead + count_parts(self.container_parts(c))
+            c.tokens = count_parts(self.container_parts(c))
+            total += self.wire.message_overhead + c.tokens
         return total, containers
 
     # -- costs ------------------------------------------------------------
@@ -162,12 +166,10 @@ class Fitter:
             return title + self.sep_cost
         return title + self.wire.message_overhead
 
-    def _item_cost(self, p: Placed, text: str) -> int:
+    def _item_cost(self, p: Placed, i: int) -> int:
         if self._chat_turns(p):
-            return self.counter.count(text) + self.wire.message_overhead
-        count = self.counter.count
-        sep = p.spec.item_separator
-        return count(text) + count(sep) + self.counter.join_delta(text, sep)
+            return self.counter.count(p.cand.rendered[i]) + self.wire.message_overhead
+        return self.counter.count(p.cand.units[i])
 
     # -- filling ------------------------------------------------------------
     def _offer_items(self, p: Placed, used: int, open_roles: set[str], must: bool) -> tuple[int, bool]:
@@ -178,13 +180,13 @@ class Fitter:
         for i in cand.order or ():
             if chat_turns:
                 _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
-                cand.rendered[i] = text
+                cand.rendered[i] = cand.units[i] = text
             else:
                 text = render_item(self.p, cand, i, self.ctx)
             p.offered += 1
             if not text.strip():
                 continue
-            cost = self._item_cost(p, text) + (0 if p.kept else self._open_cost(p, open_roles))
+            cost = self._item_cost(p, i) + (0 if p.kept else self._open_cost(p, open_roles))
             if must or used + cost <= self.budget:
                 p.kept.append(i)
                 used += cost

@@ -7,7 +7,9 @@ faster than a Jinja render, which matters when a section has hundreds of items.
 
 A plan must give exactly what Jinja gives. It is built from Jinja's own parse
 tree (so whitespace handling is Jinja's), only for output nodes that are
-literal data or lookups of names and constant string keys, never for keys that
+literal data or lookups of names and constant string keys (optionally through
+one argument-free filter from PURE_FILTERS, called as Jinja would call it),
+never for keys that
 are also dict attributes (`items`, `keys`, ...: Jinja would return the method).
 At run time every step must be a plain `dict` holding the key; otherwise
 `run_plan` returns None and the caller renders with Jinja, which also produces
@@ -21,8 +23,10 @@ from typing import Any
 
 _MISSING = object()
 _DICT_ATTRS = frozenset(dir(dict))
+# Filters a plan may apply itself: plain functions of one value, no context.
+PURE_FILTERS = frozenset({"to_json", "to_yaml", "upper", "lower", "trim", "xml_escape"})
 
-Plan = tuple[tuple[str, Any], ...]
+Plan = tuple[tuple[Any, ...], ...]
 
 
 def build_plan(source: str) -> Plan | None:
@@ -45,6 +49,13 @@ def build_plan(source: str) -> Plan | None:
                 continue
             path: list[str] = []
             cur = part
+            filt = None
+            if isinstance(cur, nodes.Filter) and cur.name in PURE_FILTERS and not cur.args and not cur.kwargs and cur.dyn_args is None and cur.dyn_kwargs is None:
+                func = environment().filters.get(cur.name)
+                if func is None or getattr(func, "jinja_pass_arg", None) is not None:
+                    return None
+                filt = cur.name
+                cur = cur.node
             while True:
                 if isinstance(cur, nodes.Getattr):
                     path.append(cur.attr)
@@ -60,14 +71,15 @@ def build_plan(source: str) -> Plan | None:
             path.reverse()
             if any(p in _DICT_ATTRS or p.startswith("_") for p in path[1:]):
                 return None
-            plan.append(("v", tuple(path)))
+            plan.append(("v", tuple(path)) if filt is None else ("f", tuple(path), filt))
     return tuple(plan)
 
 
 def run_plan(plan: Plan, context: Mapping[str, Any]) -> str | None:
     """Fill `plan` from `context`, or None when Jinja must decide."""
     out: list[str] = []
-    for kind, value in plan:
+    for step in plan:
+        kind, value = step[0], step[1]
         if kind == "t":
             out.append(value)
             continue
@@ -80,5 +92,16 @@ def run_plan(plan: Plan, context: Mapping[str, Any]) -> str | None:
             obj = obj.get(key, _MISSING)
             if obj is _MISSING:
                 return None
+        if kind == "f":
+            try:
+                obj = _filter(step[2])(obj)
+            except Exception:  # Jinja reports the failure properly
+                return None
         out.append(obj if type(obj) is str else str(obj))
     return "".join(out)
+
+
+def _filter(name: str):
+    from .sandbox import environment
+
+    return environment().filters[name]

@@ -11,7 +11,8 @@ kept and trimmed, and why.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any
 
 from .bundle import Contract
@@ -27,7 +28,6 @@ class RenderedSection:
     status: str  # kept | trimmed | truncated | dropped | empty | skipped
     reason: str
     text: str  # as placed: title line and body; "" when not present
-    tokens: int  # tokens of `text` on its own (the prompt total also counts joins and overhead)
     message: str
     stability: str
     priority: int
@@ -38,6 +38,17 @@ class RenderedSection:
     items_counted: int = 0  # items rendered and counted (the rest were dropped uncounted)
     fragment: str | None = None
     origin: str | None = None
+    _count: Any = field(default=None, repr=False, compare=False)  # counts `text` on demand
+
+    @cached_property
+    def tokens(self) -> int:
+        """Tokens of `text` on its own (the prompt total also counts joins and overhead)."""
+        return self._count(self.text) if self._count is not None and self.text else 0
+
+    def as_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
+        out["tokens"] = self.tokens
+        return out
 
     @property
     def present(self) -> bool:

@@ -22,14 +22,14 @@ def _section(p: Placed, counter) -> RenderedSection:
     text = p.text() if present else ""
     items_total = len(p.cand.items) if p.cand.items is not None else None
     kept = tuple(sorted(p.kept)) if items_total is not None else ()
-    dropped = tuple(i for i in range(items_total) if i not in set(kept)) if items_total is not None else ()
+    kept_set = set(kept)
+    dropped = tuple(i for i in range(items_total) if i not in kept_set) if items_total is not None else ()
     return RenderedSection(
         id=spec.id,
         kind=spec.kind,
         status=p.status,
         reason=p.reason,
         text=text,
-        tokens=counter.count_parts(p.pieces()) if present else 0,
         message=spec.message,
         stability=spec.stability,
         priority=spec.priority,
@@ -40,12 +40,13 @@ def _section(p: Placed, counter) -> RenderedSection:
         items_counted=p.offered,
         fragment=spec.fragment,
         origin=_origin(spec),
+        _count=counter.count,
     )
 
 
 def _skipped(spec: Section) -> RenderedSection:
     return RenderedSection(
-        id=spec.id, kind=spec.kind, status="skipped", reason="its `when` condition is false", text="", tokens=0,
+        id=spec.id, kind=spec.kind, status="skipped", reason="its `when` condition is false", text="",
         message=spec.message, stability=spec.stability, priority=spec.priority, trim=spec.trim,
         fragment=spec.fragment, origin=_origin(spec),
     )
@@ -77,9 +78,7 @@ def summarize(
         parts = fitter.container_parts(c)
         ids = tuple(p.spec.id for p in c.placed) if c.turn is None else (c.turn_of.spec.id,)  # type: ignore[union-attr]
         stable = c.turn is None and all(p.spec.stability == "stable" for p in c.placed)
-        messages.append(
-            Message(c.role, "".join(parts), counter.count_parts(parts), ids, stable=stable, turn=c.turn is not None)
-        )
+        messages.append(Message(c.role, "".join(parts), c.tokens, ids, stable=stable, turn=c.turn is not None))
     events: list[dict] = [dict(e) for e in bundle.events]
     system_tokens = sum(m.tokens for m in messages if m.role == "system")
     if any(m.role == "system" for m in messages):

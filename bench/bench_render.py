@@ -1,0 +1,97 @@
+"""Render latency against two reference points measured in the same run.
+
+    python bench/bench_render.py            # both workloads and the scaling curve
+    python bench/bench_render.py --quick    # fewer repetitions
+
+References:
+- encode-all: tiktoken encoding all the dynamic content offered, once;
+- final-only: tiktoken encoding just the returned prompt, once (the floor for
+  an exact count of the result).
+Targets (issue 3): first render with fresh content <= 1.3x final-only; repeated
+render with the same items <= 0.5x final-only; linear scaling in items.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import workload  # noqa: E402
+
+from promptmill.api import build_in_memory  # noqa: E402
+from promptmill.tokenizers import get_tokenizer  # noqa: E402
+
+
+def timed(fn, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def ms(xs: list[float]) -> tuple[float, float]:
+    xs = sorted(xs)
+    return statistics.median(xs) * 1e3, xs[min(len(xs) - 1, int(0.95 * len(xs)))] * 1e3
+
+
+def run(entries: int, tools: int, budget: int, runs: int, runtime) -> dict:
+    tok = get_tokenizer("o200k_base")
+    encode = tok.encode  # type: ignore[attr-defined]
+    states = [workload.state(entries, tools, seed=i, fresh=f"r{i}x") for i in range(runs)]
+    # first render with fresh content: every state is new text
+    it = iter(states)
+    first = timed(lambda: runtime.render("executor", next(it), budget=budget), runs)
+    same = states[0]
+    runtime.render("executor", same, budget=budget)
+    repeat = timed(lambda: runtime.render("executor", same, budget=budget), runs)
+    req = runtime.render("executor", same, budget=budget)
+    assert req.tokens == tok.count(req.text) and req.tokens <= budget
+    text = req.text
+    final_only = timed(lambda: encode(text), runs)
+    pieces = workload.dynamic_texts(same)
+    encode_all = timed(lambda: [encode(p) for p in pieces], runs)
+    return {
+        "first": ms(first),
+        "repeat": ms(repeat),
+        "final": ms(final_only),
+        "all": ms(encode_all),
+        "tokens": req.tokens,
+        "kept": {s.id: (len(s.items_kept), s.items_total) for s in req.sections if s.items_total is not None},
+    }
+
+
+def show(name: str, r: dict) -> None:
+    f, rep, fin, enc = r["first"][0], r["repeat"][0], r["final"][0], r["all"][0]
+    print(f"\n{name}: prompt {r['tokens']} tokens, items kept {r['kept']}")
+    print(f"  render, fresh content   median {f:7.3f} ms  p95 {r['first'][1]:7.3f} ms   {f / fin:5.2f}x final-only  {f / enc:5.2f}x encode-all")
+    print(f"  render, same items      median {rep:7.3f} ms  p95 {r['repeat'][1]:7.3f} ms   {rep / fin:5.2f}x final-only  {rep / enc:5.2f}x encode-all")
+    print(f"  final-only (reference)  median {fin:7.3f} ms")
+    print(f"  encode-all (reference)  median {enc:7.3f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    runs = 15 if args.quick else 41
+    runtime, _ = build_in_memory(workload.project())
+    runtime.render("executor", workload.state(10, 2, fresh="warm"), budget=8000)  # prepare role, load tokenizer
+    show("executor workload (200 entries, 40 tools, budget 8,000)", run(200, 40, 8000, runs, runtime))
+    show("large workload (2,000 entries, 200 tools, budget 32,000)", run(2000, 200, 32000, max(7, runs // 3), runtime))
+    print("\nscaling: fresh render median vs items offered (40 tools, budget 8,000)")
+    base = None
+    for n in (100, 1000, 3000, 10000):
+        r = run(n, 40, 8000, max(5, runs // 4), runtime)
+        base = base or r["first"][0]
+        print(f"  {n:>6} entries  {r['first'][0]:8.3f} ms  ({r['first'][0] / base:5.2f}x of 100)")
+
+
+if __name__ == "__main__":
+    main()
