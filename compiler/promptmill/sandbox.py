@@ -33,7 +33,11 @@ from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError, UndefinedError
 from jinja2.runtime import LoopContext, StrictUndefined, Undefined
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEscapeFormatter, SandboxedFormatter
+from jinja2.sandbox import (
+    ImmutableSandboxedEnvironment,
+    SandboxedEscapeFormatter,
+    SandboxedFormatter,
+)
 from jinja2.utils import missing
 from markupsafe import Markup
 
