@@ -25,6 +25,8 @@ from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Va
 from contextvars import ContextVar
 from typing import Any
 
+from jinja2.runtime import Undefined
+
 __all__ = [
     "Budget",
     "LimitError",
@@ -131,6 +133,8 @@ def weigh(value: Any, limit: int | None = None) -> int:
             total += 2 + 2 * len(item)
             if total <= limit:
                 stack.extend(item)
+        elif isinstance(item, Undefined):  # strict even inside lists: [missing] fails
+            item._fail_with_undefined_error()
         else:
             total += 64
         if total > limit:
