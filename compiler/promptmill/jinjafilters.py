@@ -40,6 +40,10 @@ _WALK = frozenset(
 )
 
 
+# Filters whose arguments `_check_args` inspects.
+_CHECKED = frozenset("center indent replace wordwrap format batch slice tojson".split())
+
+
 def _fail_not_json(value: Any) -> Any:
     if isinstance(value, Undefined):
         value._fail_with_undefined_error()
@@ -141,6 +145,7 @@ def guarded(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     at = _value_index(func)
     stringify = name in _STRINGIFY
     walk = name in _WALK
+    checked = name in _CHECKED
 
     @functools.wraps(func)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -150,7 +155,8 @@ def guarded(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
             guard.weigh(value)
         if walk and hasattr(value, "__len__") and not isinstance(value, (range, Undefined)):
             budget.charge(len(value))
-        _check_args(name, value, args[at + 1 :], kwargs)
+        if checked:
+            _check_args(name, value, args[at + 1 :], kwargs)
         result = func(*args, **kwargs)
         if isinstance(result, str) and len(result) > budget.max_chars:
             guard.check_text(len(result), f"a |{name} result")

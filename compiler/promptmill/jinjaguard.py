@@ -19,6 +19,7 @@ turns it into a `RenderError` (PM820) with the template line.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
@@ -264,30 +265,51 @@ _PRINTF = re.compile(
 def check_printf(fmt: str | bytes, args: Any) -> None:
     """Bound the length of `fmt % args` (also the `format` filter) before building it."""
     text = fmt.decode("latin-1") if isinstance(fmt, bytes) else fmt
+    specs = _printf_specs(text) if len(text) <= 256 else _parse_printf(text)
+    if not specs:
+        return
     positional = list(args) if isinstance(args, tuple) else [args]
     mapping = args if isinstance(args, Mapping) else None
     estimate = len(text)
     index = 0
-    for match in _PRINTF.finditer(text):
-        if match["conv"] == "%":
-            continue
-        for part in ("width", "prec"):
-            size = match[part]
-            if size == "*":
+    for key, sizes in specs:
+        for size in sizes:
+            if size == -1:  # `*`: the width comes from the arguments
                 star = positional[index] if index < len(positional) else 0
                 index += 1
                 estimate += star if _is_int(star) and star > 0 else 0
-            elif size:
-                estimate += int(size) if len(size) < 12 else 10**12
-        if match["key"] is not None and mapping is not None:
-            value = mapping.get(match["key"], "")
+            else:
+                estimate += size
+        if key is not None and mapping is not None:
+            value = mapping.get(key, "")
         elif index < len(positional):
             value = positional[index]
             index += 1
         else:
             value = ""
-        estimate += weigh(value) + 330
+        if isinstance(value, str):
+            estimate += len(value)
+        elif not isinstance(value, float):
+            estimate += weigh(value)
+        estimate += 330  # room for any number's digits
         check_text(estimate, "a %-formatted string")
+
+
+def _parse_printf(text: str) -> tuple[tuple[str | None, tuple[int, ...]], ...]:
+    specs = []
+    for match in _PRINTF.finditer(text):
+        if match["conv"] == "%":
+            continue
+        sizes = tuple(
+            -1 if size == "*" else int(size) if len(size) < 12 else 10**12
+            for size in (match["width"], match["prec"])
+            if size
+        )
+        specs.append((match["key"], sizes))
+    return tuple(specs)
+
+
+_printf_specs = functools.lru_cache(maxsize=512)(_parse_printf)
 
 
 _WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill"})

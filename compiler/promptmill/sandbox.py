@@ -38,7 +38,7 @@ from jinja2.sandbox import (
     SandboxedEscapeFormatter,
     SandboxedFormatter,
 )
-from jinja2.utils import missing
+from jinja2.utils import missing, pass_context
 from markupsafe import Markup
 
 from . import jinjaguard as guard
@@ -119,21 +119,33 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _guard_tree(node: nodes.Node, repeated: bool = False) -> None:
-    """Route loop iterables and repeated output through the work guards."""
+def _guard_tree(node: nodes.Node, env: jinja2.Environment, repeated: bool = False) -> None:
+    """Route loop iterables and repeated constant output through the work guards."""
     if isinstance(node, nodes.For):
         node.iter = nodes.Filter(node.iter, _ITERATE, [], [], None, None, lineno=node.iter.lineno)
     if isinstance(node, nodes.Output) and repeated:
-        # Not constant-folded, so every chunk written in a loop or macro is counted.
-        node.nodes = [nodes.Filter(c, _TEXT, [], [], None, None, lineno=c.lineno) for c in node.nodes]
+        # Constant output would be folded into the code and never pass `finalize`;
+        # in a loop or macro it must be counted like everything else.
+        node.nodes = [
+            nodes.Filter(c, _TEXT, [], [], None, None, lineno=c.lineno) if _foldable(c, env) else c
+            for c in node.nodes
+        ]
     inner = repeated or isinstance(node, (nodes.For, nodes.Macro, nodes.CallBlock, nodes.Block))
     for child in node.iter_child_nodes():
-        _guard_tree(child, inner)
+        _guard_tree(child, env, inner)
+
+
+def _foldable(node: nodes.Expr, env: jinja2.Environment) -> bool:
+    try:
+        node.as_const(nodes.EvalContext(env))
+    except Exception:  # nodes.Impossible, or anything a folding attempt raised
+        return False
+    return True
 
 
 class _CodeGenerator(CodeGenerator):
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
-        _guard_tree(node)
+        _guard_tree(node, self.environment)
         node.set_environment(self.environment)
         super().visit_Template(node, frame)
 
@@ -182,8 +194,8 @@ def _dict(*args: Any, **kwargs: Any) -> dict[Any, Any]:
     return dict(*args, **kwargs)
 
 
-def _text(value: Any) -> Any:
-    guard.active()  # refuse constant folding: the value is counted at render time
+@pass_context  # never constant-folded: the value is counted by `finalize` at render time
+def _text(context: Any, value: Any) -> Any:
     return value
 
 
