@@ -181,6 +181,14 @@ def test_limits_are_per_call() -> None:
         _render("{{ range(11)|list }}", TemplateLimits(max_range=10))
 
 
+@pytest.mark.timeout(60)
+def test_deadline_stops_work_the_step_budget_cannot_see() -> None:
+    # Each iteration is one step but scans megabytes in C: only the clock catches it.
+    source = "{% set s = 'x' * 3000000 %}{% for i in range(100000) %}{% if 'zz' in s %}!{% endif %}{% endfor %}"
+    with pytest.raises(RenderError, match="max_seconds"):
+        _render(source, TemplateLimits(max_seconds=0.2))
+
+
 def test_limits_do_not_leak_between_threads() -> None:
     source = "{% for i in range(300) %}{{ i % 10 }}{% endfor %}"
     template = compile_template(source)

@@ -153,7 +153,7 @@ def guarded(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         value = args[at] if len(args) > at else None
         if stringify and not isinstance(value, (str, int, float, Undefined)):
             guard.weigh(value)
-        if walk and hasattr(value, "__len__") and not isinstance(value, (range, Undefined)):
+        if walk and hasattr(value, "__len__") and not isinstance(value, Undefined):
             budget.charge(len(value))
         if checked:
             _check_args(name, value, args[at + 1 :], kwargs)

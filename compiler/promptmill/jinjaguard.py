@@ -6,6 +6,8 @@ routed through one of the guards here:
 
 - a *step budget* per render: loop iterations (all loops, all ranges, items a
   filter walks through) and calls (macros, methods, recursive loops);
+- a wall-clock deadline, checked at those steps: a backstop for work the step
+  budget cannot see, such as C-speed string searches over large values;
 - a cap on every string a template builds (`+`, `*`, `~`, `%`, `str.format`,
   growing `str` methods and filters) at `max_output_chars`;
 - a cap on all text produced by `{{ ... }}` and template data, set blocks and
@@ -20,9 +22,11 @@ turns it into a `RenderError` (PM820) with the template line.
 from __future__ import annotations
 
 import functools
+import math
 import operator
+import time
 import re
-from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from contextvars import ContextVar
 from typing import Any
 
@@ -55,20 +59,40 @@ class LimitError(Exception):
 class Budget:
     """The mutable counters of one render."""
 
-    __slots__ = ("max_steps", "steps_left", "max_chars", "max_range", "max_produced", "produced_left")
+    __slots__ = (
+        "max_steps", "steps_left", "max_chars", "max_range", "max_produced", "produced_left",
+        "max_seconds", "deadline",
+    )
 
-    def __init__(self, max_steps: int, max_chars: int, max_range: int, max_produced: int):
+    def __init__(
+        self,
+        max_steps: int,
+        max_chars: int,
+        max_range: int,
+        max_produced: int,
+        max_seconds: float | None = None,
+    ):
         self.max_steps = self.steps_left = max_steps
         self.max_chars = max_chars
         self.max_range = max_range
         self.max_produced = self.produced_left = max_produced
+        self.max_seconds = max_seconds
+        self.deadline = math.inf if max_seconds is None else time.monotonic() + max_seconds
 
     def charge(self, steps: int) -> None:
+        """Spend `steps`; also the checkpoint for the wall-clock deadline."""
         self.steps_left -= steps
+        self.check()
+
+    def check(self) -> None:
         if self.steps_left < 0:
             raise LimitError(
                 f"the template ran more than {self.max_steps:,} loop iterations and calls"
                 " (TemplateLimits.max_iterations); loops over large ranges or nested loops?"
+            )
+        if time.monotonic() > self.deadline:
+            raise LimitError(
+                f"the template ran longer than {self.max_seconds} seconds (TemplateLimits.max_seconds)"
             )
 
 
@@ -166,7 +190,7 @@ def produce(value: Any) -> Any:
 
 
 def bounded_range(*args: int) -> range:
-    """The template's `range`: at most `max_range` items, each charged as a step."""
+    """The template's `range`: at most `max_range` items (charged when iterated)."""
     rng = range(*args)
     budget = active()
     if len(rng) > budget.max_range:
@@ -174,24 +198,23 @@ def bounded_range(*args: int) -> range:
             f"range() of {len(rng):,} items is larger than {budget.max_range:,}"
             " (TemplateLimits.max_range)"
         )
-    budget.charge(len(rng))
     return rng
 
 
-def iterate(iterable: Any) -> Iterable[Any]:
-    """Charge a loop's iterations: sized iterables up front, others item by item."""
+def iterate(iterable: Any) -> Iterator[Any]:
+    """A loop's iterable, charging one step per item (and checking the clock)."""
     budget = active()
-    if isinstance(iterable, range):  # from bounded_range: already charged
-        return iterable
     if hasattr(iterable, "__len__"):
-        budget.charge(len(iterable))
-        return iterable  # type: ignore[no-any-return]
+        budget.charge(0)
+        len(iterable)  # a strict undefined fails here, before the loop starts
     return _counted(iter(iterable), budget)
 
 
 def _counted(items: Iterator[Any], budget: Budget) -> Iterator[Any]:
     for item in items:
-        budget.charge(1)
+        budget.steps_left -= 1
+        if budget.steps_left < 0 or not budget.steps_left & 63:
+            budget.check()
         yield item
 
 

@@ -64,6 +64,7 @@ class TemplateLimits(NamedTuple):
     max_iterations: int = 1_000_000  # loop iterations, range items, items filters walk, calls
     max_range: int = 100_000  # items in one range()
     max_produced_chars: int = 16_000_000  # all {{ }} output and template text, set blocks and macros included
+    max_seconds: float | None = 10.0  # wall clock, checked at every step; None: no deadline
 
 
 DEFAULT = TemplateLimits()
@@ -304,7 +305,11 @@ def render(
 ) -> str:
     """Fill `template` with `context` under `limits`; any failure is a `RenderError` (PM820)."""
     budget = guard.Budget(
-        limits.max_iterations, limits.max_output_chars, limits.max_range, limits.max_produced_chars
+        limits.max_iterations,
+        limits.max_output_chars,
+        limits.max_range,
+        limits.max_produced_chars,
+        limits.max_seconds,
     )
     token = guard.activate(budget)
     parts: list[str] = []
