@@ -24,8 +24,8 @@ from __future__ import annotations
 import functools
 import math
 import operator
-import time
 import re
+import time
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from contextvars import ContextVar
 from typing import Any
