@@ -22,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import workload  # noqa: E402
-
 from promptmill.api import build_in_memory  # noqa: E402
 from promptmill.tokenizers import get_tokenizer  # noqa: E402
 

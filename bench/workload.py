@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import tempfile
-
 from pathlib import Path
 
 WORDS = (

@@ -107,16 +107,23 @@ class PreparedRole:
         ctx.update(state)
         return ctx
 
-    def render(self, section: Section, ctx: Mapping[str, Any], where: str) -> str:
+    def render(self, section: Section, ctx: Mapping[str, Any], item: Any = MISSING, index: int = -1) -> str:
+        """Fill a section's template (per item when `item` is given)."""
         if section.plan is not None:
-            text = run_plan(section.plan, ctx)
+            if item is MISSING:
+                text = run_plan(section.plan, ctx)
+            else:
+                text = run_plan(section.plan, {section.item_name: item}, ctx)
             if text is not None:
                 return text
         from .sandbox import render
 
+        if item is not MISSING:
+            ctx = {**ctx, section.item_name: item}
         try:
             return render(self.templates[section.id], ctx)
         except RenderError as exc:
+            where = f"section '{section.id}'" + (f", {state_path((*section.path, index))}" if index >= 0 else "")
             raise RenderError(f"{where}: {exc.message}", code=exc.code) from exc
 
 
@@ -141,7 +148,7 @@ def make_candidate(
     if spec.kind == "static":
         cand.body = spec.text or ""
     elif spec.kind == "template":
-        cand.body = strip_text(prepared.render(spec, ctx, f"section '{spec.id}'"))
+        cand.body = strip_text(prepared.render(spec, ctx))
     elif spec.kind == "rules":
         included = [line.is_title or conditions.evaluate(line.when, cond_ctx) for line in spec.rules]
         cand.body = assemble_rules(spec.rules, included)
@@ -204,9 +211,7 @@ def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[st
         return text
     spec = cand.spec
     item = check_item(prepared, cand, i)
-    item_ctx = dict(ctx)
-    item_ctx[spec.item_name] = item
-    text = strip_text(prepared.render(spec, item_ctx, f"section '{spec.id}', {state_path((*spec.path, i))}"))
+    text = strip_text(prepared.render(spec, ctx, item, i))
     cand.rendered[i] = text
     cand.units[i] = text + spec.item_separator
     return text

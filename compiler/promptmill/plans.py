@@ -25,6 +25,7 @@ _MISSING = object()
 _DICT_ATTRS = frozenset(dir(dict))
 # Filters a plan may apply itself: plain functions of one value, no context.
 PURE_FILTERS = frozenset({"to_json", "to_yaml", "upper", "lower", "trim", "xml_escape"})
+MAX_TEXT = 4_000_000  # sandbox.TemplateLimits().max_output_chars
 
 Plan = tuple[tuple[Any, ...], ...]
 
@@ -69,14 +70,14 @@ def build_plan(source: str) -> Plan | None:
                 else:
                     return None
             path.reverse()
-            if any(p in _DICT_ATTRS or p.startswith("_") for p in path[1:]):
+            if any(p in _DICT_ATTRS or p.startswith("_") for p in path[1:]) or path[0] in ("range", "dict"):
                 return None
             plan.append(("v", tuple(path)) if filt is None else ("f", tuple(path), filt))
     return tuple(plan)
 
 
-def run_plan(plan: Plan, context: Mapping[str, Any]) -> str | None:
-    """Fill `plan` from `context`, or None when Jinja must decide."""
+def run_plan(plan: Plan, context: Mapping[str, Any], outer: Mapping[str, Any] | None = None) -> str | None:
+    """Fill `plan` from `context` (then `outer`), or None when Jinja must decide."""
     out: list[str] = []
     for step in plan:
         kind, value = step[0], step[1]
@@ -84,6 +85,8 @@ def run_plan(plan: Plan, context: Mapping[str, Any]) -> str | None:
             out.append(value)
             continue
         obj = context.get(value[0], _MISSING)
+        if obj is _MISSING and outer is not None:
+            obj = outer.get(value[0], _MISSING)
         if obj is _MISSING:
             return None
         for key in value[1:]:
@@ -97,11 +100,29 @@ def run_plan(plan: Plan, context: Mapping[str, Any]) -> str | None:
                 obj = _filter(step[2])(obj)
             except Exception:  # Jinja reports the failure properly
                 return None
-        out.append(obj if type(obj) is str else str(obj))
+            if len(obj) > MAX_TEXT:
+                return None
+        elif type(obj) is not str:
+            if type(obj) not in (int, float, bool) and obj is not None:
+                return None  # lists and mappings: Jinja weighs them before printing
+            obj = str(obj)
+        out.append(obj)
     return "".join(out)
 
 
-def _filter(name: str):
-    from .sandbox import environment
+_PURE: dict[str, Any] = {}
 
-    return environment().filters[name]
+
+def _filter(name: str):
+    """The unguarded function behind a pure filter (the guards only limit sizes;
+    a result over the output cap makes run_plan defer to Jinja, which raises)."""
+    func = _PURE.get(name)
+    if func is None:
+        from jinja2 import filters as jf
+
+        from .jinjafilters import promptmill_filters
+
+        _PURE.update(promptmill_filters())
+        _PURE.update(upper=jf.do_upper, lower=jf.do_lower, trim=jf.do_trim)
+        func = _PURE[name]
+    return func

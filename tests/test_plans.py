@@ -1,0 +1,67 @@
+"""Fast plans give exactly what the sandboxed Jinja render gives, or defer to it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from promptmill.plans import build_plan, run_plan
+from promptmill.sandbox import compile_template, render
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12,
+)
+
+TEMPLATES = [
+    "- [{{ e.type }}] {{ e.summary }}",
+    "{{ e.summary }}\n",
+    "{{ e['summary'] }} and {{ e.type }}",
+    "- {{ e.name }}: {{ e.description }}\n  parameters: {{ e.parameters | to_json }}",
+    "{{ e.type | upper }} {{ e.summary | trim }}",
+    "{{ e.nested.deep }}",
+    "literal only",
+]
+
+
+def test_plans_exist_for_pure_substitutions():
+    for source in TEMPLATES:
+        assert build_plan(source) is not None, source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% if e.type %}x{% endif %}",
+        "{{ e.items }}",  # a dict method: Jinja returns the method, not the key
+        "{{ e.summary | truncate(10) }}",
+        "{{ e.a + e.b }}",
+        "{{ e._private }}",
+        "{{ range }}",
+    ],
+)
+def test_no_plan_where_jinja_semantics_differ(source):
+    assert build_plan(source) is None
+
+
+@given(
+    entry=st.dictionaries(
+        st.sampled_from(["type", "summary", "name", "description", "parameters", "nested", "items"]),
+        json_values,
+        max_size=6,
+    ),
+    index=st.integers(0, len(TEMPLATES) - 1),
+)
+def test_plan_output_equals_jinja(entry, index):
+    source = TEMPLATES[index]
+    plan = build_plan(source)
+    got = run_plan(plan, {"e": entry})
+    try:
+        expected = render(compile_template(source), {"e": entry})
+    except Exception:
+        assert got is None  # where Jinja fails, the plan defers (and Jinja then raises)
+        return
+    if got is not None:
+        assert got == expected
