@@ -171,9 +171,32 @@ class Manifest:
         return dumps(_plain(self))
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
 def dumps(data: Any) -> str:
-    """Deterministic JSON text: field order kept, UTF-8, two-space indent, final newline."""
-    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    """Deterministic JSON text, one top-level field per line and one list element
+    (a section, a role) per line: readable in diffs, written by the C encoder."""
+    lines = ["{"]
+    items = list(data.items())
+    for n, (key, value) in enumerate(items):
+        comma = "," if n < len(items) - 1 else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {json.dumps(key)}: [")
+            lines.extend(f"    {_compact(v)}{',' if i < len(value) - 1 else ''}" for i, v in enumerate(value))
+            lines.append(f"  ]{comma}")
+        elif isinstance(value, dict) and value and key in ("roles", "inputs"):
+            lines.append(f"  {json.dumps(key)}: {{")
+            entries = list(value.items())
+            lines.extend(
+                f"    {json.dumps(k)}: {_compact(v)}{',' if i < len(entries) - 1 else ''}" for i, (k, v) in enumerate(entries)
+            )
+            lines.append(f"  }}{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {_compact(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def _plain(obj: Any) -> Any:

@@ -9,7 +9,9 @@ can point at `file:line:col`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from . import conditions
@@ -109,11 +111,21 @@ def condition_diagnostics(doc: Document, path: tuple, cond: Any) -> list[Diagnos
     return out
 
 
-def _schema_diagnostics(doc: Document, path: tuple, schema: Any, what: str) -> list[Diagnostic]:
+@lru_cache(maxsize=4096)
+def _schema_problems(canonical: str) -> tuple[tuple[str, str], ...]:
     from .validate import check_schema
 
+    return tuple(check_schema(json.loads(canonical)))
+
+
+def _schema_diagnostics(doc: Document, path: tuple, schema: Any, what: str) -> list[Diagnostic]:
+    """Metaschema problems of an embedded JSON Schema (cached by content: roles often share one)."""
+    try:
+        canonical = json.dumps(schema, sort_keys=True, allow_nan=False)
+    except ValueError:
+        return [Diagnostic.at(doc.pos(path), "PM701", f"{what} holds a value that is not JSON")]
     out = []
-    for where, message in check_schema(schema):
+    for where, message in _schema_problems(canonical):
         out.append(Diagnostic.at(doc.pos(path), "PM701", f"{what} is not a valid JSON Schema: {where}: {message}"))
     return out
 

@@ -4,7 +4,8 @@ Layout: `build/manifest.json` plus one bundle per role under `build/roles/`,
 named by role id and content hash (`roles/executor.3f2a9c1b0d4e.json`). A new
 build writes its bundles first (each to a temporary file, flushed, then renamed
 into place), then replaces `manifest.json` in one rename, and only then removes
-files the new manifest no longer lists. A reader therefore always sees the old
+files the new manifest no longer lists (temporary files of a killed compile
+included). A reader therefore always sees the old
 manifest with all its files, or the new one with all of its files; a compile
 killed at any moment leaves one of the two. A lock file serializes compiles.
 """
@@ -72,21 +73,28 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old or the new content, never a part."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Write `data` to `path` so that readers see the old or the new content, never a part.
+
+    A rename is atomic for other processes, also when this one is killed. With
+    `durable` the data is also flushed to disk before the rename (power loss);
+    bundles do without, since they are content-addressed and hash-checked on load.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
@@ -98,7 +106,7 @@ def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> li
             if target.is_file() and target.read_bytes() == data:
                 continue
             atomic_write(target, data)
-        atomic_write(build_dir / "manifest.json", manifest)
+        atomic_write(build_dir / "manifest.json", manifest, durable=True)
         return _collect_garbage(build_dir, set(files))
 
 
