@@ -19,7 +19,7 @@ from .tokenizers import DEFAULT_TOKENIZER, ModelInfo, resolve_model
 
 def _where(role, *path) -> str:
     p = role.pos(*path)
-    return f"role {role.id} ({p.file}:{p.line}:{p.col})"
+    return f"role {role.id} ({role.source_file}:{p.line}:{p.col})"
 
 
 def effective_budget(
@@ -40,7 +40,7 @@ def effective_budget(
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     if cfg:
-        where = f"project ({doc.file}:{doc.pos(('budget',)).line})" if doc else "project"
+        where = f"project (promptmill.yaml:{doc.pos(('budget',)).line})" if doc else "project"
         if "max_tokens" in cfg:
             max_tokens = cfg["max_tokens"]
             origins["max_tokens"] = where

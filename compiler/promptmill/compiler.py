@@ -53,14 +53,17 @@ class _Ctx:
     sources: set[tuple[str, str]] = field(default_factory=set)
     lazy_paths: list[tuple[str, ...]] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
+    source_ids: dict[str, str] = field(default_factory=dict)  # display path -> stable source id
 
     def use(self, template) -> None:
         self.sources.add((template.source_file, template.doc.sha256))
 
 
-def _origin(s: SectionDef) -> Origin:
+def _origin(ctx: _Ctx, s: SectionDef) -> Origin:
+    """Where a section was written, by project-relative source id (bundles must not
+    depend on the current folder)."""
     p = s.pos("id")
-    return Origin(p.file, p.line, p.col, str(s.doc.data.get("id", "")))
+    return Origin(ctx.source_ids.get(s.doc.file, p.file), p.line, p.col, str(s.doc.data.get("id", "")))
 
 
 def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
@@ -175,7 +178,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         priority=data.get("priority", DEFAULT_PRIORITY),
         title=title,
         title_tokens=ctx.counter.count(title + "\n") if title else 0,
-        origin=_origin(s),
+        origin=_origin(ctx, s),
     )
     when = data.get("when")
     if when is not None:
@@ -290,7 +293,7 @@ def _context_section(ctx: _Ctx, entry, n: int) -> Section:
         when=entry.when,
         fragment=entry.fragment.id,
         context={"position": entry.position, "layer": entry.layer, "by": entry.declared_by},
-        origin=Origin(p.file, p.line, p.col, entry.fragment.id),
+        origin=Origin(entry.fragment.source_file, p.line, p.col, entry.fragment.id),
     )
 
 
@@ -333,6 +336,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     declared = (composed.inputs or {}).get("properties", {})
     cond_ctx = {"role": {"id": role.id, "category": composed.setting("category", "")}, "model": model}
     ctx = _Ctx(composed, index, counter, declared, cond_ctx, diags=diags)
+    ctx.source_ids = {r.doc.file: r.source_file for r in composed.chain}
     for r in composed.chain:
         ctx.use(r)
     if project.config_doc is not None:

@@ -191,6 +191,6 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
         instructions=instructions(contract, style, schema, tool["name"]),
         return_tool=tool,
         checks=tuple(checks),
-        origin=Origin(p.file, p.line, p.col, contract.id),
+        origin=Origin(contract.source_file, p.line, p.col, contract.id),
     )
     return bundle, diags

@@ -1,0 +1,153 @@
+"""compile() and lint(): deterministic, incremental, atomic, and honest with --check."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import promptmill
+from promptmill.errors import CompileError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ROLE = """\
+kind: role
+id: {id}
+inputs:
+  type: object
+  properties:
+    topic: {{type: string}}
+sections:
+  - id: intro
+    text: You write short notes.
+  - id: topic
+    template: "Topic: {{{{ topic }}}}"
+  - id: rules
+    constraints: [{rules}]
+"""
+RULES = """\
+kind: constraints
+id: house
+title: "House rules:"
+rules:
+  - id: short
+    text: {text}
+"""
+
+
+def project(tmp_path: Path, roles=("alpha", "beta"), rules_text="Be brief.") -> Path:
+    (tmp_path / "prompts").mkdir(parents=True)
+    for rid in roles:
+        (tmp_path / "prompts" / f"{rid}.yaml").write_text(ROLE.format(id=rid, rules="house"))
+    (tmp_path / "prompts" / "house.yaml").write_text(RULES.format(text=rules_text))
+    return tmp_path
+
+
+def build_bytes(build: Path) -> dict[str, bytes]:
+    return {p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file() and p.name != ".lock"}
+
+
+def test_compile_is_deterministic(tmp_path):
+    a = project(tmp_path / "a")
+    b = project(tmp_path / "b")
+    promptmill.compile(a)
+    promptmill.compile(b)
+    assert build_bytes(a / "build") == build_bytes(b / "build")
+    first = build_bytes(a / "build")
+    promptmill.compile(a, force=True)
+    assert build_bytes(a / "build") == first
+
+
+def test_shipped_build_is_up_to_date():
+    result = promptmill.compile(ROOT, check=True)
+    assert result.stale == (), "run `promptmill compile` and commit build/"
+
+
+def test_incremental_recompiles_only_what_changed(tmp_path):
+    root = project(tmp_path)
+    first = promptmill.compile(root)
+    assert first.compiled == ("alpha", "beta")
+    assert promptmill.compile(root).up_to_date
+    (root / "prompts" / "alpha.yaml").write_text(ROLE.format(id="alpha", rules="house").replace("short notes", "long notes"))
+    second = promptmill.compile(root)
+    assert second.compiled == ("alpha",) and second.reused == ("beta",)
+    # a shared dependency changes: every role using it is recompiled
+    (root / "prompts" / "house.yaml").write_text(RULES.format(text="Be very brief."))
+    third = promptmill.compile(root)
+    assert third.compiled == ("alpha", "beta")
+    assert len(list((root / "build" / "roles").iterdir())) == 2  # stale bundles removed
+
+
+def test_a_new_file_that_shadows_a_library_id_recompiles_its_users(tmp_path):
+    root = tmp_path
+    (root / "prompts").mkdir()
+    (root / "prompts" / "r.yaml").write_text(ROLE.format(id="r", rules="common"))
+    promptmill.compile(root)
+    text = promptmill.load(root / "build").render("r", {"topic": "x"}).text
+    assert "Never describe what a file contains" in text
+    (root / "prompts" / "common.yaml").write_text(RULES.format(text="Our own rule.").replace("id: house", "id: common"))
+    assert promptmill.compile(root).compiled == ("r",)
+    text = promptmill.load(root / "build").render("r", {"topic": "x"}).text
+    assert "Our own rule." in text and "Never describe" not in text
+
+
+def test_check_reports_stale_missing_and_extra_files(tmp_path):
+    root = project(tmp_path)
+    promptmill.compile(root)
+    assert promptmill.compile(root, check=True).stale == ()
+    build = root / "build"
+    bundle = next((build / "roles").glob("alpha.*.json"))
+    bundle.write_text(bundle.read_text().replace("short notes", "edited by hand"))
+    (build / "roles" / "zzz.0000.json").write_text("{}")
+    stale = promptmill.compile(root, check=True).stale
+    assert bundle.relative_to(build).as_posix() in stale
+    assert "roles/zzz.0000.json" in stale
+    bundle.unlink()
+    assert bundle.relative_to(build).as_posix() in promptmill.compile(root, check=True).stale
+
+
+def test_failed_compile_leaves_the_previous_build(tmp_path):
+    root = project(tmp_path)
+    promptmill.compile(root)
+    before = build_bytes(root / "build")
+    (root / "prompts" / "beta.yaml").write_text(ROLE.format(id="beta", rules="nosuchset"))
+    with pytest.raises(CompileError) as err:
+        promptmill.compile(root)
+    assert any(d.code == "PM302" and "nosuchset" in d.message for d in err.value.diagnostics)
+    assert build_bytes(root / "build") == before
+    rt = promptmill.load(root / "build")
+    assert rt.roles == ["alpha", "beta"]
+
+
+def test_lint_collects_everything_and_never_raises(tmp_path):
+    root = project(tmp_path)
+    (root / "prompts" / "broken.yaml").write_text("kind: role\nid: broken\nsections:\n  - id: a\n    txt: hi\n")
+    (root / "prompts" / "dup.yaml").write_text(ROLE.format(id="alpha", rules="house"))
+    result = promptmill.lint(root)
+    codes = {d.code for d in result.diagnostics}
+    assert {"PM202", "PM301"} <= codes
+    assert not result.ok()
+    unknown = next(d for d in result.diagnostics if d.code == "PM202")
+    assert unknown.hint == "did you mean 'text'?"
+    assert unknown.file.endswith("prompts/broken.yaml") and (unknown.line, unknown.col) == (5, 5)
+
+
+def test_render_from_sources_equals_render_from_build(tmp_path):
+    root = project(tmp_path)
+    promptmill.compile(root)
+    from promptmill.api import build_in_memory
+
+    in_memory, _ = build_in_memory(root)
+    state = {"topic": "tides"}
+    assert in_memory.render("alpha", state).text == promptmill.load(root / "build").render("alpha", state).text
+
+
+def test_compile_from_a_copy_elsewhere_is_identical(tmp_path):
+    """Paths in bundles are project-relative, so a clone compiles to the same bytes."""
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "prompts", copy / "prompts")
+    shutil.copy(ROOT / "promptmill.yaml", copy / "promptmill.yaml")
+    promptmill.compile(copy)
+    assert build_bytes(copy / "build") == build_bytes(ROOT / "build")
