@@ -79,3 +79,68 @@ def test_approx_is_marked_inexact():
     assert tok.exact is False
     assert tok.count("abcdefgh") == 2
     assert tok.count("abcdefghi") == 3
+
+
+def _train_hf_tokenizer(path):
+    """A tiny real BPE tokenizer.json, trained here (no download)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    corpus = ["the quick brown fox jumps over the lazy dog", "prompts are compiled ahead of time"] * 50
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"]))
+    tok.save(str(path))
+    return tok
+
+
+def test_hugging_face_tokenizer_end_to_end(tmp_path):
+    import promptmill
+
+    hf = _train_hf_tokenizer(tmp_path / "tok.json")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\nbudget: {max_tokens: 60, reserve: 0, tokenizer: 'hf:tok.json'}\n"
+        "inputs: {type: object, properties: {items: {type: array, items: {type: string}}}}\n"
+        "sections:\n  - id: a\n    text: the quick brown fox\n"
+        "  - id: b\n    each: items\n    template: '{{ item }}'\n"
+    )
+    promptmill.compile(tmp_path)
+    shipped = list((tmp_path / "build" / "tokenizers").glob("*.json"))
+    assert len(shipped) == 1  # the build carries its tokenizer
+    (tmp_path / "tok.json").unlink()  # and does not need the original any more
+    rt = promptmill.load(tmp_path / "build")
+    req = rt.render("r", {"items": ["the lazy dog jumps"] * 40})
+    assert req.tokens == len(hf.encode(req.text, add_special_tokens=False).ids) <= 60
+    assert req.exact
+
+
+def test_changed_tokenizer_file_recompiles(tmp_path):
+    import promptmill
+
+    _train_hf_tokenizer(tmp_path / "tok.json")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\nbudget: {max_tokens: 60, reserve: 0, tokenizer: 'hf:tok.json'}\nsections:\n  - id: a\n    text: hi\n"
+    )
+    promptmill.compile(tmp_path)
+    assert promptmill.compile(tmp_path).up_to_date
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    other = Tokenizer(models.BPE(unk_token="[UNK]"))
+    other.pre_tokenizer = pre_tokenizers.Whitespace()
+    other.train_from_iterator(["different words entirely"] * 20, trainers.BpeTrainer(vocab_size=60, special_tokens=["[UNK]"]))
+    other.save(str(tmp_path / "tok.json"))
+    assert promptmill.compile(tmp_path).compiled == ("r",)
+
+
+def test_approximate_tokenizer_is_reported_as_such(tmp_path):
+    import promptmill
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\nbudget: {max_tokens: 100, reserve: 0, tokenizer: approx}\nsections:\n  - id: a\n    text: hello there\n"
+    )
+    assert any(d.code == "PM505" for d in promptmill.lint(tmp_path).diagnostics)
+    promptmill.compile(tmp_path)
+    req = promptmill.load(tmp_path / "build").render("r")
+    assert req.exact is False and "estimate" in req.report()

@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import __version__
 from .bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
-from .compiler import compile_role, source_hash
+from .compiler import compile_role, source_hash, tokenizer_identity
 from .diagnostics import Diagnostic, has_errors, sort_diagnostics
 from .errors import BuildError, CompileError
 from .loader import discover, load_file
@@ -172,7 +172,7 @@ def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
     from .budgets import effective_budget
 
     _, tokenizer, _, _ = effective_budget(composed, loaded.project)
-    return source_hash(sorted(deps), tokenizer or DEFAULT_TOKENIZER)
+    return source_hash(sorted(deps), tokenizer_identity(tokenizer or DEFAULT_TOKENIZER, loaded.project))
 
 
 def lint(path: str | os.PathLike[str] = ".") -> LintResult:
@@ -190,9 +190,19 @@ def _read_manifest(build_dir: Path) -> Manifest | None:
         return None
 
 
-def _current_inputs(project: Project) -> dict[str, str] | None:
+def _tokenizer_inputs(project: Project, paths) -> dict[str, str]:
+    out = {}
+    for rel in paths:
+        try:
+            out[f"tokenizer:{rel}"] = hashlib.sha256((project.root / rel).read_bytes()).hexdigest()
+        except OSError:
+            out[f"tokenizer:{rel}"] = "missing"
+    return out
+
+
+def _current_inputs(project: Project, tokenizer_paths=()) -> dict[str, str] | None:
     """sha256 of every source file, read without parsing (None if unreadable)."""
-    out: dict[str, str] = {}
+    out: dict[str, str] = _tokenizer_inputs(project, tokenizer_paths)
     cfg = project.root / "promptmill.yaml"
     if project.config_doc is not None:
         out["promptmill.yaml"] = project.config_doc.sha256
@@ -210,10 +220,26 @@ def _current_inputs(project: Project) -> dict[str, str] | None:
     return out
 
 
-def _files_of(bundles: dict[str, RoleBundle], old: Manifest | None, build_dir: Path, reused: list[str]) -> tuple[dict[str, bytes], dict[str, ManifestEntry]]:
+def _ship_tokenizer(bundle: RoleBundle, project: Project, files: dict[str, bytes], tokenizers: dict[str, str]) -> RoleBundle:
+    """Copy a Hugging Face tokenizer file into the build, so the build is self-contained."""
+    if not bundle.tokenizer.startswith("hf:"):
+        return bundle
+    data = (project.root / bundle.tokenizer[3:]).read_bytes()
+    rel = f"tokenizers/{hashlib.sha256(data).hexdigest()[:16]}.json"
+    files[rel] = data
+    tokenizers[f"hf:{rel}"] = bundle.tokenizer[3:]
+    return replace(bundle, tokenizer=f"hf:{rel}")
+
+
+def _files_of(
+    bundles: dict[str, RoleBundle], old: Manifest | None, project: Project, reused: list[str]
+) -> tuple[dict[str, bytes], dict[str, ManifestEntry], dict[str, str]]:
+    build_dir = project.build_dir
     files: dict[str, bytes] = {}
     entries: dict[str, ManifestEntry] = {}
+    tokenizers: dict[str, str] = {}
     for role_id, bundle in bundles.items():
+        bundle = _ship_tokenizer(bundle, project, files, tokenizers)
         data = bundle.to_json().encode("utf-8")
         rel = bundle_path(role_id, data)
         files[rel] = data
@@ -222,7 +248,11 @@ def _files_of(bundles: dict[str, RoleBundle], old: Manifest | None, build_dir: P
         entry = old.roles[role_id]  # type: ignore[union-attr]
         files[entry.file] = (build_dir / entry.file).read_bytes()
         entries[role_id] = entry
-    return files, dict(sorted(entries.items()))
+        name = json.loads(files[entry.file]).get("tokenizer", "")
+        if name.startswith("hf:tokenizers/") and (build_dir / name[3:]).is_file():
+            files[name[3:]] = (build_dir / name[3:]).read_bytes()
+            tokenizers[name] = old.tokenizers.get(name, "")  # type: ignore[union-attr]
+    return files, dict(sorted(entries.items())), dict(sorted(tokenizers.items()))
 
 
 def compile(  # noqa: A001 - the public name is promptmill.compile
@@ -245,7 +275,7 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     build_dir = project.build_dir
     old = _read_manifest(build_dir)
     if old is not None and not force and not check and old.promptmill_version == __version__:
-        current = _current_inputs(project)
+        current = _current_inputs(project, set(old.tokenizers.values()))
         intact = all(
             (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
             for e in old.roles.values()
@@ -263,8 +293,9 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     all_diags = sort_diagnostics(loaded.diagnostics + diags)
     if has_errors(all_diags):
         raise CompileError(all_diags)
-    files, entries = _files_of(bundles, old, build_dir, reused)
-    manifest = Manifest(entries, __version__, dict(sorted(loaded.inputs.items())), {}, format_version=FORMAT_VERSION)
+    files, entries, tokenizers = _files_of(bundles, old, loaded.project, reused)
+    inputs = {**loaded.inputs, **_tokenizer_inputs(loaded.project, set(tokenizers.values()))}
+    manifest = Manifest(entries, __version__, dict(sorted(inputs.items())), tokenizers, format_version=FORMAT_VERSION)
     manifest_bytes = manifest.to_json().encode("utf-8")
     if check:
         stale = stale_files(build_dir, files, manifest_bytes)

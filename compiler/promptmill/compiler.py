@@ -318,6 +318,17 @@ def _infer_messages(sections: list[Section], body_start: int, body_end: int) -> 
     return [replace(s, message=m) for s, m in zip(sections, msgs, strict=True)]
 
 
+def tokenizer_identity(name: str, project: Project) -> str:
+    """What a role's counts depend on: the tokenizer name, or a tokenizer file's content."""
+    if not name.startswith("hf:"):
+        return name
+    path = project.root / name[3:]
+    try:
+        return "hf:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return name
+
+
 def source_hash(sources: list[tuple[str, str]], tokenizer: str) -> str:
     blob = json.dumps([__version__, FORMAT_VERSION, tokenizer, sorted(sources)], separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -381,6 +392,15 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
     if not role.abstract:
         _unused_inputs(composed, ctx)
+    if not counter.tokenizer.exact:
+        diags.append(
+            Diagnostic.at(
+                role.pos("id"),
+                "PM505",
+                f"role '{role.id}' counts tokens with '{tokenizer_name}', an approximation: budgets are estimates",
+                hint="name a real tokenizer (o200k_base, cl100k_base, hf:PATH) or a model",
+            )
+        )
     if any(d.severity == "error" for d in diags):
         return None, diags
     sources = sorted(ctx.sources)
@@ -401,7 +421,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         lazy_paths=tuple(ctx.lazy_paths),
         events=tuple(composed.events),
         sources=tuple(SourceRef(f, h) for f, h in sources),
-        source_hash=source_hash(sources, tokenizer_name),
+        source_hash=source_hash(sources, tokenizer_identity(tokenizer_name, project)),
     )
     return bundle, diags
 
