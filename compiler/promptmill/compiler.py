@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,7 +112,7 @@ def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = ()) -
         close = suggest(name, list(ctx.declared) + list(extra))
         ctx.diags.append(
             Diagnostic.at(
-                s.pos("template"),
+                _name_pos(s, source, name),
                 "PM403",
                 f"section '{s.id}' uses '{name}', which the role's inputs do not declare",
                 hint=f"did you mean '{close}'?" if close else f"declare it under inputs.properties.{name}",
@@ -119,6 +120,17 @@ def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = ()) -
         )
         ok = False
     return ok, info.static and not (set(info.variables) & set(extra))
+
+
+def _name_pos(s: SectionDef, source: str, name: str):
+    """File position of the first use of variable `name` inside a section's template."""
+    match = re.search(rf"(?<![\w.]){re.escape(name)}\b", source)
+    if match is None or "template" not in s.data:
+        return s.pos("template") if "template" in s.data else s.pos("id")
+    before = source[: match.start()]
+    line = before.count("\n") + 1
+    col = match.start() - (before.rfind("\n") + 1) + 1
+    return s.doc.text_pos(s.path + ("template",), line, col)
 
 
 def _rules(ctx: _Ctx, s: SectionDef) -> tuple[tuple[RuleLine, ...], bool] | None:
@@ -389,7 +401,8 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
         diags.append(Diagnostic.at(role.pos("id"), "PM702", f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions"))
     _cache_lint(sections, role, diags)
-    _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
+    if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
+        _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
     if not role.abstract:
         _unused_inputs(composed, ctx)
     if not counter.tokenizer.exact:
