@@ -40,15 +40,19 @@ def effective_budget(
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     if cfg:
-        where = f"project ({doc.file}:{doc.pos(('budget',)).line})" if doc else "project"
+        def where(key: str) -> str:
+            if doc is None:
+                return "project"
+            p = doc.pos(("budget", key))
+            return f"project ({p.file}:{p.line}:{p.col})"
+
         if "max_tokens" in cfg:
             max_tokens = cfg["max_tokens"]
-            origins["max_tokens"] = where
-            capped_by = where
+            origins["max_tokens"] = capped_by = where("max_tokens")
         if "reserve" in cfg:
-            reserve, origins["reserve"] = cfg["reserve"], where
+            reserve, origins["reserve"] = cfg["reserve"], where("reserve")
         if "margin" in cfg:
-            margin, origins["margin"] = cfg["margin"], where
+            margin, origins["margin"] = cfg["margin"], where("margin")
 
     for own, role in composed.budgets:
         if "max_tokens" in own:
@@ -105,9 +109,10 @@ def effective_budget(
     if tokenizer is None and info is not None:
         tokenizer, origins["tokenizer"] = info.tokenizer, f"model {model}"
     if tokenizer is None:
+        key = ("budget", "tokenizer") if cfg.get("tokenizer") else ("tokenizer",)
         tokenizer = cfg.get("tokenizer") or project.config.get("tokenizer")
         if tokenizer:
-            origins["tokenizer"] = "project"
+            origins["tokenizer"] = f"project ({doc.file}:{doc.pos(key).line})" if doc else "project"
     if tokenizer is None:
         tokenizer, origins["tokenizer"] = DEFAULT_TOKENIZER, "promptmill default"
     if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:
