@@ -54,6 +54,7 @@ def effective_budget(
         if "margin" in cfg:
             margin, origins["margin"] = cfg["margin"], where("margin")
 
+    setter = None  # the role whose max_tokens is in force (None: project or default)
     for own, role in composed.budgets:
         if "max_tokens" in own:
             asked = own["max_tokens"]
@@ -68,7 +69,7 @@ def effective_budget(
                     )
                 )
             else:
-                max_tokens = asked
+                max_tokens, setter = asked, role
                 origins["max_tokens"] = _where(role, "budget", "max_tokens")
             capped_by = origins["max_tokens"]
         if "reserve" in own:
@@ -80,14 +81,16 @@ def effective_budget(
     if window is not None:
         origins["context_window"] = f"model {model}"
         if max_tokens > window:
-            role = composed.role
-            diags.append(
-                Diagnostic.at(
-                    role.pos("budget") if "budget" in role.data else role.pos("id"),
-                    "PM504",
-                    f"max_tokens {max_tokens} exceeds the context window of {model} ({window}); using {window}",
+            if setter is not None:  # a project-wide default above the window is capped silently
+                diags.append(
+                    Diagnostic.at(
+                        setter.pos("budget", "max_tokens"),
+                        "PM504",
+                        f"role '{setter.id}' asks for max_tokens {max_tokens}, more than the context window of "
+                        f"{model} ({window}); using {window}",
+                        hint="a budget can never exceed the model's context window",
+                    )
                 )
-            )
             max_tokens = window
             origins["max_tokens"] = f"context window of {model}"
     if reserve >= max_tokens:

@@ -223,8 +223,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
     if kind == "static":
         if not static_text:
             return None
-        full = (title + "\n" if title else "") + static_text
-        base.update(text=full, tokens=ctx.counter.count(full))
+        # the body only: the fitter places the title line itself (title_tokens)
+        base.update(text=static_text, tokens=ctx.counter.count(static_text))
     dynamic = kind != "static" or when is not None
     declared = data.get("stability")
     if declared == "stable" and dynamic:
@@ -239,7 +239,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
 def _context_section(ctx: _Ctx, entry, taken: set[str]) -> Section:
     ctx.use(entry.fragment)
     text = wrapped_text(entry.fragment, entry.wrap)
-    p = entry.fragment.pos("id")
+    p = entry.where or entry.fragment.pos("id")  # where it was placed: the rule or the role's context
     sid = base_id = f"context:{entry.position}:{entry.fragment.id}"
     n = 1
     while sid in taken:  # the same fragment placed here again under another condition
@@ -259,13 +259,15 @@ def _context_section(ctx: _Ctx, entry, taken: set[str]) -> Section:
         fragment=entry.fragment.id,
         context={"position": entry.position, "layer": entry.layer, "by": entry.declared_by}
         | ({"yields_to": list(entry.yields_to)} if entry.yields_to else {}),
-        origin=Origin(p.file, p.line, p.col, entry.fragment.id),
+        origin=Origin(p.file, p.line, p.col, entry.declared_by),
     )
 
 
 def _infer_messages(sections: list[Section], body_start: int, body_end: int) -> list[Section]:
     """Fill in message roles not given: the leading stable run goes to `system`, the
-    rest to `user`; `before`/`after` fragments follow the first/last body section."""
+    rest to `user`; stable `before`/`after` fragments follow the first/last body
+    section, conditional ones go to `user`, and once the prompt has left the
+    system message no inferred fragment goes back into it."""
     from dataclasses import replace
 
     msgs = [s.message for s in sections]
@@ -278,9 +280,12 @@ def _infer_messages(sections: list[Section], body_start: int, body_end: int) -> 
             prefix = False
     body = [m for m in msgs[body_start:body_end] if m]
     first, last = (body[0], body[-1]) if body else ("user", "user")
+    left_system = False
     for i, s in enumerate(sections):
         if not msgs[i]:
-            msgs[i] = first if (s.context or {}).get("position") == "before" else last
+            follow = first if (s.context or {}).get("position") == "before" else last
+            msgs[i] = "user" if s.stability != "stable" or left_system else follow
+        left_system = left_system or msgs[i] != "system"
     return [replace(s, message=m) for s, m in zip(sections, msgs, strict=True)]
 
 
@@ -403,6 +408,8 @@ def _budget_check(sections: list[Section], counter: Counter, budget, separator: 
     for s in fixed:
         if parts:
             parts.append(separator)
+        if s.title:
+            parts.append(s.title + "\n")
         parts.append(s.text or "")
     total = counter.count_parts(parts)
     room = budget.max_tokens - budget.reserve

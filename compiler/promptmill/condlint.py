@@ -184,9 +184,9 @@ def lint_conditions(composed: ComposedRole, index: Index) -> list[Diagnostic]:
             out.append(Diagnostic.at(pos(*loc), code, message, hint=hint))
         return report
 
-    def shared(pos: Position, what: str) -> Callable[[tuple, str, str, str | None], None]:
+    def shared(pos: Callable[..., Position], what: str) -> Callable[[tuple, str, str, str | None], None]:
         def report(loc: tuple, code: str, message: str, hint: str | None) -> None:
-            out.append(Diagnostic.at(pos, code, f"{what}, for role '{rid}': {message}", hint=hint, severity="warning"))
+            out.append(Diagnostic.at(pos(*loc), code, f"{what}, for role '{rid}': {message}", hint=hint, severity="warning"))
         return report
 
     for s in composed.sections:
@@ -200,7 +200,8 @@ def lint_conditions(composed: ComposedRole, index: Index) -> list[Diagnostic]:
             for rule in found.rules:
                 if rule.when is not None:
                     what = f"rule '{rule.id}' of constraint set '{set_id}' ({rule.pos.file}:{rule.pos.line})"
-                    check_condition(rule.when, inputs, facts, shared(s.pos("constraints", i), what), shared=True)
+                    at = s.pos("constraints", i)  # where this role includes the set: the role's own file
+                    check_condition(rule.when, inputs, facts, shared(lambda *_, at=at: at, what), shared=True)
     for rule in composed.rules:
         if "when" not in rule.data:
             continue
@@ -208,5 +209,5 @@ def lint_conditions(composed: ComposedRole, index: Index) -> list[Diagnostic]:
             check_condition(rule.data["when"], inputs, facts, owned(lambda *sub, r=rule: r.pos("when", *sub)), shared=False)
         else:
             what = f"injection rule '{rule.name}' of promptmill.yaml"
-            check_condition(rule.data["when"], inputs, facts, shared(rule.pos("when"), what), shared=True)
+            check_condition(rule.data["when"], inputs, facts, shared(lambda *sub, r=rule: r.pos("when", *sub), what), shared=True)
     return out

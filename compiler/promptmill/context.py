@@ -90,7 +90,7 @@ def nearest_ids(fid: str, ids: list[str], n: int = 3) -> list[str]:
     """Ids close to `fid`: same last segment first, then similar spelling."""
     base = fid.rsplit("/", 1)[-1].lower()
     found = [i for i in ids if i != fid and i.rsplit("/", 1)[-1].lower() == base]
-    found += difflib.get_close_matches(fid, ids, n=n, cutoff=0.5)
+    found += [i for i in difflib.get_close_matches(fid, ids, n=n + 1, cutoff=0.5) if i != fid]
     return list(dict.fromkeys(found))[:n]
 
 
@@ -175,14 +175,20 @@ def compose_context(
         for i, fid in enumerate((role.get("context") or {}).get("suppress", ())):
             inherited = list(dict.fromkeys(e.fragment.id for e in candidates if e.owner < depth))
             if fid not in inherited:
+                own = any(e.fragment.id == fid and e.owner >= depth for e in candidates)
                 close = nearest_ids(fid, inherited) or nearest_ids(fid, index.ids("fragment"))
+                if own:
+                    hint = "it is placed by this role (or a role extending it); suppress drops inherited placements only"
+                else:
+                    hint = ("nearest ids: " + ", ".join(f"'{c}'" for c in close) + "; " if close else "") + (
+                        "suppress takes exact fragment ids, never basenames"
+                    )
                 diags.append(
                     Diagnostic.at(
                         role.pos("context", "suppress", i),
                         "PM603",
                         f"suppress '{fid}' matches no fragment that role '{role.id}' inherits or is injected with",
-                        hint=("nearest ids: " + ", ".join(f"'{c}'" for c in close) + "; " if close else "")
-                        + "suppress takes exact fragment ids, never basenames",
+                        hint=hint,
                     )
                 )
             suppressors.setdefault(fid, []).append((depth, role))
