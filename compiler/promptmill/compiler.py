@@ -29,6 +29,7 @@ from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
 from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef
+from .placement import cache_lint, infer_messages
 from .plans import build_plan
 from .project import Project
 from .resolve import ComposedRole, Index
@@ -263,32 +264,6 @@ def _context_section(ctx: _Ctx, entry, taken: set[str]) -> Section:
     )
 
 
-def _infer_messages(sections: list[Section], body_start: int, body_end: int) -> list[Section]:
-    """Fill in message roles not given: the leading stable run goes to `system`, the
-    rest to `user`; stable `before`/`after` fragments follow the first/last body
-    section, conditional ones go to `user`, and once the prompt has left the
-    system message no inferred fragment goes back into it."""
-    from dataclasses import replace
-
-    msgs = [s.message for s in sections]
-    prefix = True
-    for i, s in enumerate(sections):
-        position = (s.context or {}).get("position")
-        if not msgs[i] and position not in ("before", "after"):
-            msgs[i] = "system" if prefix and s.stability == "stable" else "user"
-        if s.stability != "stable":
-            prefix = False
-    body = [m for m in msgs[body_start:body_end] if m]
-    first, last = (body[0], body[-1]) if body else ("user", "user")
-    left_system = False
-    for i, s in enumerate(sections):
-        if not msgs[i]:
-            follow = first if (s.context or {}).get("position") == "before" else last
-            msgs[i] = "user" if s.stability != "stable" or left_system else follow
-        left_system = left_system or msgs[i] != "system"
-    return [replace(s, message=m) for s, m in zip(sections, msgs, strict=True)]
-
-
 def source_hash(sources: list[tuple[str, str]], tokenizer: str) -> str:
     blob = json.dumps([__version__, FORMAT_VERSION, tokenizer, sorted(sources)], separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -344,11 +319,11 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
             sections.append(compiled)
     body_end = len(sections)
     sections += [_context_section(ctx, e, taken) for e in post]
-    sections = _infer_messages(sections, body_start, body_end)
+    sections = infer_messages(sections, body_start, body_end)
 
     if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
         diags.append(Diagnostic.at(role.pos("id"), "PM702", f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions"))
-    _cache_lint(sections, role, diags)
+    cache_lint(sections, role, diags)
     _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
     if not role.abstract:
         _unused_inputs(composed, ctx)
@@ -375,31 +350,6 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         source_hash=source_hash(sources, tokenizer_name),
     )
     return bundle, diags
-
-
-def _cache_lint(sections: list[Section], role, diags: list[Diagnostic]) -> None:
-    system = [s for s in sections if s.message == "system"]
-    for i, s in enumerate(system):
-        if s.stability != "stable" and any(t.stability == "stable" for t in system[i + 1 :]):
-            later = next(t for t in system[i + 1 :] if t.stability == "stable")
-            where = s.origin
-            pos = role.pos("id") if where is None else None
-            diags.append(
-                Diagnostic.at(
-                    pos or _pos(where),
-                    "PM610",
-                    f"section '{s.id}' changes with the state but sits before stable section '{later.id}' in the "
-                    "system message: provider prompt caches stop at it",
-                    hint="move it after the stable sections, or into the user message",
-                )
-            )
-            break
-
-
-def _pos(origin: Origin):
-    from .diagnostics import Position
-
-    return Position(origin.file, origin.line, origin.col)
 
 
 def _budget_check(sections: list[Section], counter: Counter, budget, separator: str, role, diags: list[Diagnostic]) -> None:
