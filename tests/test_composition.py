@@ -434,3 +434,31 @@ def test_value_problem(path, op, value, problem):
     node, _ = schema_at(INPUTS, path)
     got = value_problem(op, value, node, path)
     assert (got is None) if problem is None else (problem in got)
+
+
+def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path):
+    """A base's suppress of a fragment injected only for one child warns for no child."""
+    write(tmp_path, {
+        "promptmill.yaml": """
+            prompts: prompts
+            inject:
+              - {fragment: n/x, when: {path: role.id, op: eq, value: a}}
+        """,
+        "prompts/x.yaml": "kind: fragment\nid: n/x\ntext: X.\n",
+        "prompts/base.yaml": """
+            kind: role
+            id: base
+            abstract: true
+            context:
+              suppress: [n/x]
+            sections:
+              - {id: body, text: Body.}
+        """,
+        "prompts/a.yaml": "kind: role\nid: a\nextends: base\n",
+        "prompts/b.yaml": "kind: role\nid: b\nextends: base\n",
+    })
+    result = promptmill.lint(tmp_path)
+    assert not result.diagnostics
+    runtime, _ = build_in_memory(tmp_path)
+    assert [e["by"] for e in runtime.render("a").events if e["type"] == "context_suppressed"] == ["role:base"]
+    assert not [e for e in runtime.render("b").events if e["type"] == "context_suppressed"]

@@ -173,7 +173,12 @@ def compose_context(
     suppressors: dict[str, list[tuple[int, Role]]] = {}
     for depth, role in enumerate(chain):
         for i, fid in enumerate((role.get("context") or {}).get("suppress", ())):
-            inherited = list(dict.fromkeys(e.fragment.id for e in candidates if e.owner < depth))
+            # what could reach it from outside: ancestors' context and injection rules declared
+            # outside it, including rules whose compile-time condition rules them out for this role
+            inherited = list(dict.fromkeys(
+                [e.fragment.id for e in candidates if e.owner < depth]
+                + [r.data["fragment"] for r in rules if r.owner < depth]
+            ))
             if fid not in inherited:
                 own = any(e.fragment.id == fid and e.owner >= depth for e in candidates)
                 close = nearest_ids(fid, inherited) or nearest_ids(fid, index.ids("fragment"))
