@@ -462,3 +462,40 @@ def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path):
     runtime, _ = build_in_memory(tmp_path)
     assert [e["by"] for e in runtime.render("a").events if e["type"] == "context_suppressed"] == ["role:base"]
     assert not [e for e in runtime.render("b").events if e["type"] == "context_suppressed"]
+
+
+# -- the documentation's worked example is real output ------------------------------
+
+DOC = REPO / "docs" / "composition.md"
+
+
+def _blocks(marker: str) -> list[tuple[str, str]]:
+    """(marker argument, the fenced block after it) for each `<!-- marker ... -->`."""
+    text = DOC.read_text(encoding="utf-8")
+    out = []
+    for part in text.split(f"<!-- {marker}")[1:]:
+        arg, _, rest = part.partition("-->")
+        fence = rest.split("```", 2)[1]
+        out.append((arg.strip(" :"), fence.split("\n", 1)[1]))
+    return out
+
+
+def test_docs_cli_outputs_are_what_the_commands_print(monkeypatch):
+    monkeypatch.chdir(REPO)
+    blocks = _blocks("output")
+    assert len(blocks) == 2
+    for command, block in blocks:
+        args = command.split()[1:]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert block == f"$ {command}\n{result.output}", command
+
+
+def test_docs_python_example_prints_what_the_page_says(monkeypatch, capsys):
+    monkeypatch.chdir(REPO)
+    ((_, code),) = _blocks("python-events")
+    exec(compile(code, "docs/composition.md", "exec"), {})  # noqa: S102 - our own documentation
+    printed = capsys.readouterr().out
+    text = DOC.read_text(encoding="utf-8")
+    after = text.split("<!-- python-events -->", 1)[1].split("prints\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert printed == after
