@@ -499,3 +499,89 @@ def test_docs_python_example_prints_what_the_page_says(monkeypatch, capsys):
     text = DOC.read_text(encoding="utf-8")
     after = text.split("<!-- python-events -->", 1)[1].split("prints\n\n```text\n", 1)[1].split("```", 1)[0]
     assert printed == after
+
+
+# -- section composition against a plain-list reference ---------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from promptmill.extends import compose_sections  # noqa: E402
+from promptmill.loader import Document  # noqa: E402
+from promptmill.model import Role, SectionDef  # noqa: E402
+from promptmill.project import Layer  # noqa: E402
+
+IDS = ["a", "b", "c", "d", "e", "f"]
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "patch", "remove", "before", "after", "move"]),
+        st.sampled_from(IDS),
+        st.sampled_from(IDS),
+    ),
+    max_size=8,
+)
+
+
+def _role(n: int, ops) -> Role:
+    doc = Document(f"r{n}.yaml", {}, "", "")
+    sections = []
+    for i, (op, sid, anchor) in enumerate(ops):
+        data: dict = {"id": sid}
+        if op in ("add", "before", "after"):
+            data["text"] = f"{sid}@{n}.{i}"
+        if op in ("before", "after", "move"):
+            data["before" if op != "after" else "after"] = anchor
+        if op == "patch" or op == "move":
+            data["priority"] = n * 10 + i
+        if op == "remove":
+            data["remove"] = True
+        source = "text" if "text" in data else None
+        sections.append(SectionDef(doc, ("sections", i), sid, source, data))
+    return Role(doc, (), "role", f"r{n}", Layer("project", Path("."), ""), f"r{n}.yaml", {}, tuple(sections))
+
+
+def _reference(chain) -> list[tuple[str, str, int | None]]:
+    """The same rules on a plain list (slow but obvious)."""
+    out: list[dict] = []
+
+    def find(sid):
+        return next((i for i, x in enumerate(out) if x["id"] == sid), None)
+
+    for role in chain:
+        for s in role.sections:
+            at = find(s.id)
+            if s.get("remove"):
+                if at is not None:
+                    del out[at]
+                continue
+            anchor = s.get("before") or s.get("after")
+            new = dict(s.data)
+            if at is not None:
+                if s.source is None:
+                    new = {**out[at], **{k: v for k, v in s.data.items() if k not in ("before", "after")}}
+                if anchor is None:
+                    out[at] = new
+                    continue
+                del out[at]
+            elif s.source is None:
+                continue
+            target = find(anchor) if anchor else None
+            if target is None:
+                out.append(new)
+            else:
+                out.insert(target if s.get("before") else target + 1, new)
+    return [(x["id"], x.get("text", ""), x.get("priority")) for x in out]
+
+
+@given(st.lists(OPS, min_size=1, max_size=5))
+def test_compose_sections_matches_a_plain_list(chain_ops):
+    chain = [_role(n, ops) for n, ops in enumerate(chain_ops)]
+    # a section id used twice in one role is PM305 before composition; keep the first
+    chain = [
+        Role(r.doc, r.path, r.kind, r.id, r.layer, r.source_file, r.data,
+             tuple({s.id: s for s in reversed(r.sections)}[sid] for sid in dict.fromkeys(s.id for s in r.sections)))
+        for r in chain
+    ]
+    sections, _ = compose_sections(chain)
+    got = [(s.id, s.data.get("text", ""), s.data.get("priority")) for s in sections]
+    assert got == _reference(chain)
