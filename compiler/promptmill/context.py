@@ -180,10 +180,10 @@ def compose_context(
                 + [r.data["fragment"] for r in rules if r.owner < depth]
             ))
             if fid not in inherited:
-                own = any(e.fragment.id == fid and e.owner >= depth for e in candidates)
+                own = any(e.fragment.id == fid and e.owner == depth for e in candidates)
                 close = nearest_ids(fid, inherited) or nearest_ids(fid, index.ids("fragment"))
                 if own:
-                    hint = "it is placed by this role (or a role extending it); suppress drops inherited placements only"
+                    hint = "this role places it itself; suppress drops inherited placements only"
                 else:
                     hint = ("nearest ids: " + ", ".join(f"'{c}'" for c in close) + "; " if close else "") + (
                         "suppress takes exact fragment ids, never basenames"
