@@ -12,7 +12,9 @@ comparison false (`ne` true, `exists` false), so a condition can be evaluated
 on any state.
 
 `evaluate` runs on every render and imports nothing heavy. `problems` is the
-compile-time check of a condition's shape (operators, value types, regexes).
+compile-time check of a condition's shape (operators, value types, regexes,
+roots). `partial` decides at compile time what `role.*` and `model` settle and
+returns the rest; `conjoin` builds `all` of several conditions.
 """
 
 from __future__ import annotations
