@@ -41,9 +41,8 @@ def scenario(draw):
             body = draw(nonempty).strip("\n").rstrip()
             if not body:
                 body = "static"
-            full = (title + "\n" if title else "") + body
             trim = draw(st.sampled_from(["never", "never", "drop"]))
-            sections.append(Section(kind="static", trim=trim, stability="stable", text=full, tokens=TOK.count(full), **common))
+            sections.append(Section(kind="static", trim=trim, stability="stable", text=body, tokens=TOK.count(body), **common))
         elif kind == "template":
             state[f"v{i}"] = draw(text)
             trim = draw(st.sampled_from(["drop", "truncate", "never"]))
@@ -112,7 +111,7 @@ def test_budget_contract(case):
         if spec.trim == "never" and s.status != "empty":
             assert s.status == "kept"
             if spec.kind == "static":
-                assert s.text == spec.text
+                assert s.text == (spec.title + "\n" if spec.title else "") + spec.text
         if s.status == "truncated":
             assert "[…truncated]" in s.text
         # kept items keep their order; the best-scored survive

@@ -25,7 +25,7 @@ from .errors import BuildError, CompileError
 from .loader import discover, load_file
 from .model import Role, Template, build_template
 from .project import Project, find_project
-from .resolve import ComposedRole, Index, build_index, compose
+from .resolve import ComposedRole, Composer, Index, build_index
 from .schemacheck import check_document
 from .writer import bundle_path, stale_files, write_build
 
@@ -63,11 +63,6 @@ class CompileResult:
     up_to_date: bool = False  # nothing changed since the last compile
     files: int = 0
     bundles: dict[str, RoleBundle] = field(default_factory=dict, repr=False)
-
-
-def _project_rules(project: Project) -> list:
-    doc = project.config_doc
-    return [(rule, doc.pos(("inject", i, "fragment"))) for i, rule in enumerate(project.config.get("inject", ()))] if doc else []
 
 
 def load_project(path: str | os.PathLike[str] = ".", *, build_dir: str | os.PathLike[str] | None = None) -> Loaded:
@@ -122,10 +117,10 @@ def compile_bundles(loaded: Loaded, reuse: dict[str, str] | None = None) -> tupl
     """
     bundles: dict[str, RoleBundle] = {}
     reused: list[str] = []
-    diags: list[Diagnostic] = []
-    rules = _project_rules(loaded.project)
+    composer = Composer(loaded.index, loaded.project.config, loaded.project.config_doc)
+    diags: list[Diagnostic] = list(composer.diagnostics)
     for role in _roles(loaded):
-        composed, cdiags = compose(role, loaded.index, rules)
+        composed, cdiags = composer.compose(role)
         diags.extend(cdiags)
         if composed is None:
             continue

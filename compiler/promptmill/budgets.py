@@ -40,16 +40,21 @@ def effective_budget(
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     if cfg:
-        where = f"project (promptmill.yaml:{doc.pos(('budget',)).line})" if doc else "project"
+        def where(key: str) -> str:
+            if doc is None:
+                return "project"
+            p = doc.pos(("budget", key))
+            return f"project (promptmill.yaml:{p.line}:{p.col})"
+
         if "max_tokens" in cfg:
             max_tokens = cfg["max_tokens"]
-            origins["max_tokens"] = where
-            capped_by = where
+            origins["max_tokens"] = capped_by = where("max_tokens")
         if "reserve" in cfg:
-            reserve, origins["reserve"] = cfg["reserve"], where
+            reserve, origins["reserve"] = cfg["reserve"], where("reserve")
         if "margin" in cfg:
-            margin, origins["margin"] = cfg["margin"], where
+            margin, origins["margin"] = cfg["margin"], where("margin")
 
+    setter = None  # the role whose max_tokens is in force (None: project or default)
     for own, role in composed.budgets:
         if "max_tokens" in own:
             asked = own["max_tokens"]
@@ -64,7 +69,7 @@ def effective_budget(
                     )
                 )
             else:
-                max_tokens = asked
+                max_tokens, setter = asked, role
                 origins["max_tokens"] = _where(role, "budget", "max_tokens")
             capped_by = origins["max_tokens"]
         if "reserve" in own:
@@ -76,14 +81,16 @@ def effective_budget(
     if window is not None:
         origins["context_window"] = f"model {model}"
         if max_tokens > window:
-            role = composed.role
-            diags.append(
-                Diagnostic.at(
-                    role.pos("budget") if "budget" in role.data else role.pos("id"),
-                    "PM504",
-                    f"max_tokens {max_tokens} exceeds the context window of {model} ({window}); using {window}",
+            if setter is not None:  # a project-wide default above the window is capped silently
+                diags.append(
+                    Diagnostic.at(
+                        setter.pos("budget", "max_tokens"),
+                        "PM504",
+                        f"role '{setter.id}' asks for max_tokens {max_tokens}, more than the context window of "
+                        f"{model} ({window}); using {window}",
+                        hint="a budget can never exceed the model's context window",
+                    )
                 )
-            )
             max_tokens = window
             origins["max_tokens"] = f"context window of {model}"
     if reserve >= max_tokens:
@@ -105,9 +112,10 @@ def effective_budget(
     if tokenizer is None and info is not None:
         tokenizer, origins["tokenizer"] = info.tokenizer, f"model {model}"
     if tokenizer is None:
+        key = ("budget", "tokenizer") if cfg.get("tokenizer") else ("tokenizer",)
         tokenizer = cfg.get("tokenizer") or project.config.get("tokenizer")
         if tokenizer:
-            origins["tokenizer"] = "project"
+            origins["tokenizer"] = f"project (promptmill.yaml:{doc.pos(key).line})" if doc else "project"
     if tokenizer is None:
         tokenizer, origins["tokenizer"] = DEFAULT_TOKENIZER, "promptmill default"
     if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:

@@ -69,7 +69,8 @@ class RuleLine:
 class Section:
     """One compiled section. `kind` decides which fields matter:
 
-    - static: `text` (title included) with `tokens` counted at compile time;
+    - static: `text` (the body; the title line is placed separately) with `tokens`
+      counted at compile time;
     - template: `template` rendered with the state;
     - each / tools / history: `template` rendered per item of the list at `path`;
     - rules: `rules`, lines kept when their condition holds.

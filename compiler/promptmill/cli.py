@@ -174,6 +174,19 @@ def render(role: str, state_file: str | None, budget: int | None, fmt: str, prov
 
 
 @main.command()
+@click.argument("template_id", metavar="ID")
+@click.argument("path", default=".", type=click.Path())
+@click.option("--kind", type=click.Choice(("role", "constraints", "output", "fragment")), help="Only this kind.")
+@handled
+def which(template_id: str, path: str, kind: str | None) -> None:
+    """Show where ID resolves along the search path, and what it shadows."""
+    from .which import format_which
+    from .which import which as run_which
+
+    click.echo(format_which(run_which(template_id, path, kind=kind)))
+
+
+@main.command()
 @click.argument("path", default=".", type=click.Path())
 @click.option("--build", type=click.Path(), help="Read this build folder instead of compiling the sources.")
 @handled

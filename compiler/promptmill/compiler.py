@@ -19,15 +19,18 @@ from typing import Any
 
 from . import __version__, conditions
 from .budgets import effective_budget
-from .bundle import FORMAT_VERSION, Origin, RoleBundle, RuleLine, Section, SourceRef
-from .context import wrapped_text
+from .bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
+from .condlint import lint_conditions
+from .constraints import compile_rules
+from .context import tag_diagnostic, wrapped_text
 from .contracts import compile_contract
 from .counting import Counter
 from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
-from .model import ITEM_SOURCES, ConstraintSet, Fragment, OutputContract, SectionDef
+from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef
+from .placement import cache_lint, infer_messages
 from .plans import build_plan
 from .project import Project
 from .resolve import ComposedRole, Index
@@ -133,53 +136,6 @@ def _name_pos(s: SectionDef, source: str, name: str):
     return s.doc.text_pos(s.path + ("template",), line, col)
 
 
-def _rules(ctx: _Ctx, s: SectionDef) -> tuple[tuple[RuleLine, ...], bool] | None:
-    lines: list[RuleLine] = []
-    seen: dict[str, str] = {}
-    runtime = False
-    for group, set_id in enumerate(s.get("constraints")):
-        found = ctx.index.get("constraints", set_id)
-        if not isinstance(found, ConstraintSet):
-            other = next((k for (k, i) in ctx.index.templates if i == set_id), None)
-            close = suggest(set_id, ctx.index.ids("constraints"))
-            ctx.diags.append(
-                Diagnostic.at(
-                    s.pos("constraints", group),
-                    "PM304" if other else "PM302",
-                    f"'{set_id}' is a {other}, not a constraint set" if other else f"unknown constraint set '{set_id}'",
-                    hint=f"did you mean '{close}'?" if close else None,
-                )
-            )
-            return None
-        ctx.use(found)
-        if found.title:
-            lines.append(RuleLine(found.title, group, is_title=True))
-        for rule in found.rules:
-            if rule.id in seen:
-                ctx.diags.append(
-                    Diagnostic.at(
-                        rule.pos,
-                        "PM604",
-                        f"rule '{rule.id}' of set '{set_id}' is also in set '{seen[rule.id]}', included earlier by "
-                        f"section '{s.id}'; only the first is rendered",
-                    )
-                )
-                continue
-            seen[rule.id] = set_id
-            when = rule.when
-            if when is not None and conditions.is_compile_time(when):
-                if not conditions.evaluate(when, ctx.cond_ctx):
-                    continue
-                when = None
-            runtime = runtime or when is not None
-            for _, path in conditions.paths(when):
-                if path.startswith("state."):
-                    ctx.used_inputs.add(path.split(".")[1])
-            text = "- " + rule.text.strip().replace("\n", "\n  ")
-            lines.append(RuleLine(text, group, when=when, rule_id=rule.id))
-    return tuple(lines), runtime
-
-
 def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | None:
     """Compile one body section (None when it contributes nothing or has errors)."""
     data = s.data
@@ -197,10 +153,10 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         for _, path in conditions.paths(when):
             if path.startswith("state."):
                 ctx.used_inputs.add(path.split(".")[1])
-        if conditions.is_compile_time(when):
-            if not conditions.evaluate(when, ctx.cond_ctx):
-                return None
-            when = None
+        decided = conditions.partial(when, ctx.cond_ctx)
+        if decided is False:
+            return None
+        when = None if decided is True else decided
     base["when"] = when
     if "truncate" in data:
         base["truncate_keep"] = data["truncate"].get("keep", "head")
@@ -246,10 +202,11 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
             step=data.get("step", 1),
         )
     elif source == "constraints":
-        compiled = _rules(ctx, s)
+        compiled = compile_rules(s, ctx.index, ctx.cond_ctx, ctx.use, ctx.diags)
         if compiled is None:
             return None
-        lines, runtime = compiled
+        lines, runtime, used = compiled
+        ctx.used_inputs.update(used)
         if runtime:
             kind = "rules"
             base["rules"] = lines
@@ -271,13 +228,19 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
             )
             return None
         ctx.use(frag)
-        static_text = wrapped_text(frag, data.get("wrap", frag.get("wrap", True)))
+        wrap = data.get("wrap", frag.get("wrap", True))
+        bad_tag = tag_diagnostic(frag, s.pos("fragment")) if wrap else None
+        if bad_tag is not None:
+            ctx.diags.append(bad_tag)
+            return None
+        static_text = wrapped_text(frag, wrap)
         base["fragment"] = frag.id
+        base["context"] = {"position": "section", "layer": None, "by": f"section:{s.id}"}
     if kind == "static":
         if not static_text:
             return None
-        full = (title + "\n" if title else "") + static_text
-        base.update(text=full, tokens=ctx.counter.count(full))
+        # the body only: the fitter places the title line itself (title_tokens)
+        base.update(text=static_text, tokens=ctx.counter.count(static_text))
     dynamic = kind != "static" or when is not None
     declared = data.get("stability")
     if declared == "stable" and dynamic:
@@ -289,12 +252,18 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
     return Section(kind=kind, trim=trim, message=data.get("message", ""), stability=stability, **base)
 
 
-def _context_section(ctx: _Ctx, entry, n: int) -> Section:
+def _context_section(ctx: _Ctx, entry, taken: set[str]) -> Section:
     ctx.use(entry.fragment)
     text = wrapped_text(entry.fragment, entry.wrap)
-    p = entry.fragment.pos("id")
+    p = entry.where or entry.fragment.pos("id")  # where it was placed: the rule or the role's context
+    sid = base_id = f"context:{entry.position}:{entry.fragment.id}"
+    n = 1
+    while sid in taken:  # the same fragment placed here again under another condition
+        n += 1
+        sid = f"{base_id}#{n}"
+    taken.add(sid)
     return Section(
-        id=f"context:{entry.position}:{entry.fragment.id}",
+        id=sid,
         kind="static",
         priority=CONTEXT_PRIORITY,
         trim="never",
@@ -304,30 +273,10 @@ def _context_section(ctx: _Ctx, entry, n: int) -> Section:
         tokens=ctx.counter.count(text),
         when=entry.when,
         fragment=entry.fragment.id,
-        context={"position": entry.position, "layer": entry.layer, "by": entry.declared_by},
-        origin=Origin(entry.fragment.source_file, p.line, p.col, entry.fragment.id),
+        context={"position": entry.position, "layer": entry.layer, "by": entry.declared_by}
+        | ({"yields_to": list(entry.yields_to)} if entry.yields_to else {}),
+        origin=Origin(ctx.source_ids.get(p.file, p.file), p.line, p.col, entry.declared_by),
     )
-
-
-def _infer_messages(sections: list[Section], body_start: int, body_end: int) -> list[Section]:
-    """Fill in message roles not given: the leading stable run goes to `system`, the
-    rest to `user`; `before`/`after` fragments follow the first/last body section."""
-    from dataclasses import replace
-
-    msgs = [s.message for s in sections]
-    prefix = True
-    for i, s in enumerate(sections):
-        position = (s.context or {}).get("position")
-        if not msgs[i] and position not in ("before", "after"):
-            msgs[i] = "system" if prefix and s.stability == "stable" else "user"
-        if s.stability != "stable":
-            prefix = False
-    body = [m for m in msgs[body_start:body_end] if m]
-    first, last = (body[0], body[-1]) if body else ("user", "user")
-    for i, s in enumerate(sections):
-        if not msgs[i]:
-            msgs[i] = first if (s.context or {}).get("position") == "before" else last
-    return [replace(s, message=m) for s, m in zip(sections, msgs, strict=True)]
 
 
 def tokenizer_identity(name: str, project: Project) -> str:
@@ -357,9 +306,11 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         return None, diags + [Diagnostic.at(where, "PM502", exc.message, hint=exc.hint)]
     model = composed.setting("model", project.config.get("model"))
     declared = (composed.inputs or {}).get("properties", {})
-    cond_ctx = {"role": {"id": role.id, "category": composed.setting("category", "")}, "model": model}
-    ctx = _Ctx(composed, index, counter, declared, cond_ctx, diags=diags)
-    ctx.source_ids = {r.doc.file: r.source_file for r in composed.chain}
+    ctx = _Ctx(composed, index, counter, declared, composed.facts, diags=diags)
+    diags.extend(lint_conditions(composed, index))
+    ctx.source_ids = {t.doc.file: t.source_file for t in (*composed.chain, *(e.fragment for e in composed.context))}
+    if project.config_doc is not None:
+        ctx.source_ids[project.config_doc.file] = "promptmill.yaml"
     for r in composed.chain:
         ctx.use(r)
     if project.config_doc is not None:
@@ -388,19 +339,20 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     system = [e for e in before if e.position == "system"]
     pre = [e for e in before if e.position == "before"]
     post = [e for e in composed.context if e.position == "after"]
-    sections: list[Section] = [_context_section(ctx, e, i) for i, e in enumerate(system + pre)]
+    taken: set[str] = set()
+    sections: list[Section] = [_context_section(ctx, e, taken) for e in system + pre]
     body_start = len(sections)
     for s in composed.sections:
         compiled = _section(ctx, s, contract_text)
         if compiled is not None:
             sections.append(compiled)
     body_end = len(sections)
-    sections += [_context_section(ctx, e, i) for i, e in enumerate(post)]
-    sections = _infer_messages(sections, body_start, body_end)
+    sections += [_context_section(ctx, e, taken) for e in post]
+    sections = infer_messages(sections, body_start, body_end)
 
     if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
         diags.append(Diagnostic.at(role.pos("id"), "PM702", f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions"))
-    _cache_lint(sections, role, diags)
+    cache_lint(sections, role, diags)
     if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
         _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
     if not role.abstract:
@@ -439,37 +391,14 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     return bundle, diags
 
 
-def _cache_lint(sections: list[Section], role, diags: list[Diagnostic]) -> None:
-    system = [s for s in sections if s.message == "system"]
-    for i, s in enumerate(system):
-        if s.stability != "stable" and any(t.stability == "stable" for t in system[i + 1 :]):
-            later = next(t for t in system[i + 1 :] if t.stability == "stable")
-            where = s.origin
-            pos = role.pos("id") if where is None else None
-            diags.append(
-                Diagnostic.at(
-                    pos or _pos(where),
-                    "PM610",
-                    f"section '{s.id}' changes with the state but sits before stable section '{later.id}' in the "
-                    "system message: provider prompt caches stop at it",
-                    hint="move it after the stable sections, or into the user message",
-                )
-            )
-            break
-
-
-def _pos(origin: Origin):
-    from .diagnostics import Position
-
-    return Position(origin.file, origin.line, origin.col)
-
-
 def _budget_check(sections: list[Section], counter: Counter, budget, separator: str, role, diags: list[Diagnostic]) -> None:
     fixed = [s for s in sections if s.kind == "static" and s.trim == "never" and s.when is None]
     parts: list[str] = []
     for s in fixed:
         if parts:
             parts.append(separator)
+        if s.title:
+            parts.append(s.title + "\n")
         parts.append(s.text or "")
     total = counter.count_parts(parts)
     room = budget.max_tokens - budget.reserve

@@ -12,7 +12,9 @@ comparison false (`ne` true, `exists` false), so a condition can be evaluated
 on any state.
 
 `evaluate` runs on every render and imports nothing heavy. `problems` is the
-compile-time check of a condition's shape (operators, value types, regexes).
+compile-time check of a condition's shape (operators, value types, regexes,
+roots). `partial` decides at compile time what `role.*` and `model` settle and
+returns the rest; `conjoin` builds `all` of several conditions.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from typing import Any
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
 ROOTS = ("state", "role", "model", "provider", "event")
+ROLE_FIELDS = ("id", "category")
+EVENTS = ("start", "continue")
 # Paths whose value is fixed when a role is compiled (evaluated at compile time).
 COMPILE_TIME_ROOTS = ("role", "model")
 
@@ -132,8 +136,63 @@ def is_compile_time(condition: Mapping[str, Any] | None) -> bool:
     return all(p.split(".", 1)[0] in COMPILE_TIME_ROOTS for _, p in paths(condition))
 
 
-def problems(condition: Any, where: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str, str]]:
-    """Shape problems as `(location, code, message)`; [] when the condition is well formed."""
+def partial(condition: Mapping[str, Any] | None, known: Mapping[str, Any]) -> bool | dict:
+    """Decide what `known` (the compile-time roots: role, model) can decide.
+
+    Returns True or False when the condition is settled, else the condition
+    with every decided part removed (what the runtime still has to test).
+    """
+    if condition is None:
+        return True
+    for combo in ("all", "any"):
+        if combo in condition:
+            rest = []
+            for sub in condition[combo]:
+                r = partial(sub, known)
+                if r is (combo == "any"):
+                    return r
+                if not isinstance(r, bool):
+                    rest.append(r)
+            if not rest:
+                return combo == "all"
+            return rest[0] if len(rest) == 1 else {combo: rest}
+    if "not" in condition:
+        r = partial(condition["not"], known)
+        return (not r) if isinstance(r, bool) else {"not": r}
+    if condition["path"].split(".", 1)[0] in COMPILE_TIME_ROOTS:
+        return evaluate(condition, known)
+    return dict(condition)
+
+
+def conjoin(*conds: Mapping[str, Any] | None) -> dict | None:
+    """`all` of the given conditions (None ones hold always); None when nothing is left."""
+    parts = [dict(c) for c in conds if c is not None]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"all": parts}
+
+
+def _path_problem(path: str) -> str | None:
+    root, _, rest = path.partition(".")
+    if root not in ROOTS:
+        return f"path '{path}' must start with one of: {', '.join(ROOTS)}"
+    if root == "role" and rest not in ROLE_FIELDS:
+        return f"path '{path}': the role has only {', '.join('role.' + f for f in ROLE_FIELDS)}"
+    if root in ("model", "provider", "event") and rest:
+        return f"path '{path}': '{root}' is a plain value and has no fields"
+    if root == "state" and (not rest or "" in rest.split(".")):
+        return f"path '{path}' must name a field of the state, e.g. state.subtask.id"
+    return None
+
+
+def problems(
+    condition: Any, where: tuple[str, ...] = (), *, roots: bool = True
+) -> list[tuple[tuple[str, ...], str, str]]:
+    """Shape problems as `(location, code, message)`; [] when the condition is well formed.
+
+    With `roots=False` paths are not checked against the render context (for
+    conditions whose paths are relative to something else, like contract checks).
+    """
     out: list[tuple[tuple[str, ...], str, str]] = []
     if not isinstance(condition, Mapping):
         return [(where, "PM609", "a condition must be a mapping")]
@@ -144,20 +203,24 @@ def problems(condition: Any, where: tuple[str, ...] = ()) -> list[tuple[tuple[st
     if form in ("any", "all"):
         if set(condition) - {form}:
             out.append((where, "PM609", f"'{form}' cannot be combined with other keys"))
-        for i, sub in enumerate(condition[form] or []):
-            out.extend(problems(sub, where + (form, str(i))))
+        if not isinstance(condition[form], list) or not condition[form]:
+            return out + [(where + (form,), "PM609", f"'{form}' needs a non-empty list of conditions")]
+        for i, sub in enumerate(condition[form]):
+            out.extend(problems(sub, where + (form, str(i)), roots=roots))
         return out
     if form == "not":
         if set(condition) - {"not"}:
             out.append((where, "PM609", "'not' cannot be combined with other keys"))
-        return out + problems(condition["not"], where + ("not",))
+        return out + problems(condition["not"], where + ("not",), roots=roots)
     op = condition.get("op")
     if op not in OPERATORS:
         return [(where + ("op",), "PM609", f"unknown operator {op!r}; expected one of {', '.join(OPERATORS)}")]
     path = condition["path"]
-    root = path.split(".", 1)[0]
-    if root not in ROOTS:
-        out.append((where + ("path",), "PM607", f"path '{path}' must start with one of {', '.join(ROOTS)}"))
+    if not isinstance(path, str) or not path:
+        return [(where + ("path",), "PM609", "'path' must be a dotted path such as state.subtask.id")]
+    bad_path = _path_problem(path) if roots else None
+    if bad_path:
+        out.append((where + ("path",), "PM607", bad_path))
     if op != "exists" and "value" not in condition:
         out.append((where, "PM609", f"operator '{op}' needs a value"))
     value = condition.get("value")
@@ -175,4 +238,8 @@ def problems(condition: Any, where: tuple[str, ...] = ()) -> list[tuple[tuple[st
                 out.append((where + ("value",), "PM606", f"invalid regex {value!r}: {exc}"))
     if op == "exists" and value is not None and not isinstance(value, bool):
         out.append((where + ("value",), "PM609", "operator 'exists' takes true or false"))
+    if roots and path == "event" and op in ("eq", "ne", "in"):
+        for v in value if isinstance(value, list) else [value]:
+            if v not in EVENTS:
+                out.append((where + ("value",), "PM609", f"event {v!r} never happens; events are: {', '.join(EVENTS)}"))
     return out

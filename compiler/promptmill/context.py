@@ -1,26 +1,43 @@
 """Context composition: fragments placed around a role's sections.
 
-Sources, in order of precedence for each position:
+Candidates, in precedence order:
 1. injection rules (`inject:` in promptmill.yaml, layer 3 by default, and in
    roles, layer 1 by default), sorted by layer (lower first), then definition
-   order;
-2. the `context:` of each role along the extends chain, root-first.
+   order (project rules, then the roles' rules root-first);
+2. the `context:` of each role along the extends chain, root-first (within a
+   role: system, before, after, each in list order).
+Within a position, fragments appear in this order too: injected ones first,
+then the roles' own.
 
-A fragment appears once: the first occurrence wins (a later one at another
-position is reported, PM605). `suppress:` drops inherited or injected
-fragments by exact id (never by basename). By default a fragment is wrapped as
-`<Name id="..." type="fragment">...</Name>`, where Name is the PascalCase form
-of the fragment's `name` (or the last segment of its id).
+Conditions are applied as far as compile-time facts allow (`role.id`,
+`role.category`, `model`); a rule that can never fire for a role is left out.
+
+`suppress:` in a role drops, by exact id (never by basename), the placements
+that role inherits: its ancestors' context and every injection rule declared
+outside it or its descendants. The role itself (and its descendants) may place
+the same fragment again, so `suppress: [X]` plus `after: [X]` moves X.
+
+A fragment appears once: the first placement wins. When an earlier placement
+is conditional, a later one gets the negation of its condition folded in, so
+at run time exactly the first placement whose condition holds appears. Two
+placements at different positions are reported (PM605).
+
+By default a fragment is wrapped as `<Name id="..." type="...">...</Name>`,
+where Name is the PascalCase form of the fragment's `name` (or of the last
+segment of its id); `wrap: false` injects the bare text.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from dataclasses import replace
 from typing import Any
 
+from . import conditions
 from .diagnostics import Diagnostic, Position
 from .model import Fragment, Role
-from .resolve import ContextEntry, Index
+from .resolve import ContextEntry, Index, InjectRule
 from .schemacheck import suggest
 
 POSITIONS = ("system", "before", "after")
@@ -29,20 +46,19 @@ DEFAULT_LAYERS = {"role": 1, "project": 3}
 
 
 def tag_name(fragment: Fragment) -> str:
-    """PascalCase XML tag name of a fragment."""
+    """PascalCase XML tag name of a fragment (from `name`, else the id's last segment)."""
     base = fragment.get("name") or fragment.id.rsplit("/", 1)[-1]
     parts = [p for p in re.split(r"[^0-9A-Za-z]+", base) if p]
     return "".join(p[:1].upper() + p[1:] for p in parts)
 
 
 def valid_tag(name: str) -> bool:
+    """True when `name` can be an XML element name (and does not start with 'xml')."""
     return bool(_XML_NAME.match(name)) and not name.lower().startswith("xml")
 
 
 def xml_attr(value: str) -> str:
-    return (
-        value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    )
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def wrapped_text(fragment: Fragment, wrap: bool) -> str:
@@ -55,6 +71,29 @@ def wrapped_text(fragment: Fragment, wrap: bool) -> str:
     return f'<{tag} id="{xml_attr(fragment.id)}" type="{xml_attr(kind)}">\n{text}\n</{tag}>'
 
 
+def tag_diagnostic(fragment: Fragment, used_at: Position) -> Diagnostic | None:
+    """PM608 when a fragment used wrapped cannot form an XML tag."""
+    tag = tag_name(fragment)
+    if valid_tag(tag):
+        return None
+    where = fragment.pos("name") if "name" in fragment.data else fragment.pos("id")
+    return Diagnostic.at(
+        where,
+        "PM608",
+        f"fragment '{fragment.id}' cannot form an XML tag (its name gives '{tag}'), but "
+        f"{used_at.file}:{used_at.line} uses it wrapped",
+        hint="give it a `name:` that starts with a letter (not 'xml'), or use it with wrap: false",
+    )
+
+
+def nearest_ids(fid: str, ids: list[str], n: int = 3) -> list[str]:
+    """Ids close to `fid`: same last segment first, then similar spelling."""
+    base = fid.rsplit("/", 1)[-1].lower()
+    found = [i for i in ids if i != fid and i.rsplit("/", 1)[-1].lower() == base]
+    found += [i for i in difflib.get_close_matches(fid, ids, n=n + 1, cutoff=0.5) if i != fid]
+    return list(dict.fromkeys(found))[:n]
+
+
 def _ref(item: Any) -> tuple[str, bool | None]:
     if isinstance(item, str):
         return item, None
@@ -63,126 +102,137 @@ def _ref(item: Any) -> tuple[str, bool | None]:
 
 def _event_condition(rule: dict) -> dict | None:
     event = rule.get("event", "any")
-    conds = []
-    if event != "any":
-        conds.append({"path": "event", "op": "eq", "value": event})
-    if rule.get("when") is not None:
-        conds.append(rule["when"])
-    if not conds:
-        return None
-    return conds[0] if len(conds) == 1 else {"all": conds}
+    on_event = None if event == "any" else {"path": "event", "op": "eq", "value": event}
+    return conditions.conjoin(on_event, rule.get("when"))
 
 
 def compose_context(
-    chain: list[Role] | tuple[Role, ...],
+    chain: tuple[Role, ...] | list[Role],
     index: Index,
-    project_rules: list[tuple[dict, Position]] | None = None,
+    rules: list[InjectRule],
+    facts: dict,
 ) -> tuple[list[ContextEntry], list[dict], list[Diagnostic]]:
-    """Context entries for a role, root-first, deduplicated and suppressed.
+    """Context entries of a role (see the module docstring), events and diagnostics.
 
-    `project_rules` are `(rule, Position)` pairs from promptmill.yaml.
+    `rules` are every injection rule in scope; `facts` is the compile-time
+    condition context (`role`, `model`).
     """
     diags: list[Diagnostic] = []
     events: list[dict] = []
-    candidates: list[tuple[ContextEntry, Any]] = []  # entry, Position for diagnostics
+    candidates: list[ContextEntry] = []
 
-    def fragment_for(fid: str, where) -> Fragment | None:
+    def fragment_for(fid: str, where: Position, wrap: bool | None) -> tuple[Fragment, bool] | None:
         frag = index.get("fragment", fid)
         if not isinstance(frag, Fragment):
             close = suggest(fid, index.ids("fragment"))
+            other = next((k for k in ("role", "constraints", "output") if index.get(k, fid) is not None), None)
             diags.append(
                 Diagnostic.at(
                     where,
-                    "PM302",
-                    f"unknown fragment '{fid}'",
+                    "PM304" if other else "PM302",
+                    f"'{fid}' is a {other}, not a fragment" if other else f"unknown fragment '{fid}'",
                     hint=f"did you mean '{close}'?" if close else None,
                 )
             )
             return None
-        if not valid_tag(tag_name(frag)):
-            diags.append(
-                Diagnostic.at(
-                    frag.pos("name") if "name" in frag.data else frag.pos("id"),
-                    "PM608",
-                    f"fragment '{fid}' cannot form an XML tag (got '{tag_name(frag)}'); "
-                    "give it a `name:` starting with a letter, or use it with wrap: false",
-                )
-            )
-        return frag
+        wrap = frag.get("wrap", True) if wrap is None else wrap
+        bad_tag = tag_diagnostic(frag, where) if wrap else None
+        if bad_tag is not None:
+            diags.append(bad_tag)
+        return frag, wrap
 
-    # 1. injection rules, by layer then definition order
-    rules: list[tuple[int, int, dict, Any, str]] = []
-    order = 0
-    for rule, where in project_rules or ():
-        order += 1
-        rules.append((rule.get("layer", DEFAULT_LAYERS["project"]), order, rule, where))
-    for role in chain:
-        for i, rule in enumerate(role.get("inject", ())):
-            order += 1
-            rules.append((rule.get("layer", DEFAULT_LAYERS["role"]), order, rule, role.pos("inject", i, "fragment")))
-    for layer, _, rule, pos in sorted(rules, key=lambda r: (r[0], r[1])):
-        frag = fragment_for(rule["fragment"], pos)
-        if frag is None:
+    # 1. injection rules, by layer then definition order (the sort is stable)
+    def layer_of(rule: InjectRule) -> int:
+        return rule.data.get("layer", DEFAULT_LAYERS["project" if rule.owner < 0 else "role"])
+
+    for rule in sorted(rules, key=layer_of):
+        found = fragment_for(rule.data["fragment"], rule.pos("fragment"), rule.data.get("wrap"))
+        when = conditions.partial(_event_condition(rule.data), facts)
+        if found is None or when is False:
             continue
-        wrap = rule.get("wrap", frag.get("wrap", True))
-        entry = ContextEntry(
-            frag,
-            rule.get("position", "before"),
-            wrap,
-            f"inject:{rule.get('id', rule['fragment'])}",
-            layer=layer,
-            when=_event_condition(rule),
+        candidates.append(
+            ContextEntry(
+                found[0], rule.data.get("position", "before"), found[1], f"inject:{rule.name}",
+                layer=layer_of(rule), when=None if when is True else when,
+                injected=True, owner=rule.owner, where=rule.pos("fragment"),
+            )
         )
-        candidates.append((entry, pos))
-    # 2. role context, root-first
-    for role in chain:
+    # 2. each role's own context, root-first
+    for depth, role in enumerate(chain):
         ctx = role.get("context") or {}
         for position in POSITIONS:
             for i, item in enumerate(ctx.get(position, ())):
                 fid, wrap = _ref(item)
                 where = role.pos("context", position, i)
-                frag = fragment_for(fid, where)
-                if frag is None:
-                    continue
-                entry = ContextEntry(frag, position, wrap if wrap is not None else frag.get("wrap", True), role.id)
-                candidates.append((entry, where))
-    # 3. suppression: by exact id, applied to what came from ancestors and injections
-    suppressed: dict[str, str] = {}
-    for role in chain:
+                found = fragment_for(fid, where, wrap)
+                if found is not None:
+                    candidates.append(
+                        ContextEntry(found[0], position, found[1], f"role:{role.id}", owner=depth, where=where)
+                    )
+    # 3. suppressions: exact ids, of what each suppressing role inherits
+    suppressors: dict[str, list[tuple[int, Role]]] = {}
+    for depth, role in enumerate(chain):
         for i, fid in enumerate((role.get("context") or {}).get("suppress", ())):
-            provided = [e.fragment.id for e, _ in candidates]
-            if fid not in provided:
-                close = suggest(fid, provided)
+            # what could reach it from outside: ancestors' context and injection rules declared
+            # outside it, including rules whose compile-time condition rules them out for this role
+            inherited = list(dict.fromkeys(
+                [e.fragment.id for e in candidates if e.owner < depth]
+                + [r.data["fragment"] for r in rules if r.owner < depth]
+            ))
+            if fid not in inherited:
+                own = any(e.fragment.id == fid and e.owner == depth for e in candidates)
+                close = nearest_ids(fid, inherited) or nearest_ids(fid, index.ids("fragment"))
+                if own:
+                    hint = "this role places it itself; suppress drops inherited placements only"
+                else:
+                    hint = ("nearest ids: " + ", ".join(f"'{c}'" for c in close) + "; " if close else "") + (
+                        "suppress takes exact fragment ids, never basenames"
+                    )
                 diags.append(
                     Diagnostic.at(
                         role.pos("context", "suppress", i),
                         "PM603",
-                        f"suppress '{fid}' matches no fragment that this role inherits or is injected with",
-                        hint=f"did you mean '{close}'?" if close else "suppress takes exact fragment ids",
+                        f"suppress '{fid}' matches no fragment that role '{role.id}' inherits or is injected with",
+                        hint=hint,
                     )
                 )
-            suppressed.setdefault(fid, role.id)
-    later_roles = {r.id: d for d, r in enumerate(chain)}
+            suppressors.setdefault(fid, []).append((depth, role))
+    # 4. first placement wins; later ones only when the earlier conditions fail
     entries: list[ContextEntry] = []
-    seen: dict[str, ContextEntry] = {}
-    for entry, where in candidates:
+    accepted: dict[str, list[ContextEntry]] = {}  # as declared, before folding
+    for entry in candidates:
         fid = entry.fragment.id
-        by = suppressed.get(fid)
-        if by is not None and not (entry.declared_by in later_roles and later_roles[entry.declared_by] >= later_roles[by]):
-            events.append({"type": "context_suppressed", "id": fid, "by": by, "position": entry.position})
+        by = next((r for d, r in suppressors.get(fid, ()) if entry.owner < d), None)
+        if by is not None:
+            events.append(
+                {"type": "context_suppressed", "id": fid, "position": entry.position, "from": entry.declared_by,
+                 "by": f"role:{by.id}"}
+            )
             continue
-        first = seen.get(fid)
-        if first is not None:
-            if first.position != entry.position:
+        prior = accepted.setdefault(fid, [])
+        if prior:
+            blocked = any(p.when is None for p in prior)
+            moved = next((p for p in prior if p.position != entry.position), None)
+            if moved is not None and entry.where is not None:
+                effect = "is ignored" if blocked else "applies only when the earlier one does not"
                 diags.append(
                     Diagnostic.at(
-                        where,
+                        entry.where,
                         "PM605",
-                        f"fragment '{fid}' is already placed at '{first.position}' (by {first.declared_by}); "
-                        f"this '{entry.position}' placement is ignored",
+                        f"fragment '{fid}' is already placed at '{moved.position}' by {moved.declared_by}; "
+                        f"this '{entry.position}' placement {effect}",
+                        hint="place a fragment once, or suppress the inherited placement first",
                     )
                 )
-            continue
-        seen[fid] = entry
-        entries.append(entry)
+            if blocked:
+                continue
+        prior.append(entry)
+        earlier = prior[:-1]
+        entries.append(
+            replace(
+                entry,
+                when=conditions.conjoin(entry.when, *({"not": p.when} for p in earlier)),
+                yields_to=tuple(p.declared_by for p in earlier),
+            )
+        )
     return entries, events, diags

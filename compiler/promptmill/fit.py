@@ -55,8 +55,7 @@ class Placed:
 
     def pieces(self) -> list[str]:
         """The section as counted pieces: title line, then body or items with separators."""
-        # a static section's text already holds its title line
-        out = [self.spec.title + "\n"] if self.spec.title and self.spec.kind != "static" else []
+        out = [self.spec.title + "\n"] if self.spec.title else []
         if self.is_list:
             # each item is counted together with the separator that follows it, so
             # item-to-item joins are hard; the last item stands alone
@@ -162,7 +161,7 @@ class Fitter:
     # -- costs ------------------------------------------------------------
     def _open_cost(self, p: Placed, open_roles: set[str]) -> int:
         role = "text" if self.wire.single else ("system" if self.wire.system_first and p.spec.message == "system" else p.spec.message)
-        title = p.spec.title_tokens if p.spec.title and p.spec.kind != "static" else 0
+        title = p.spec.title_tokens if p.spec.title else 0
         if role in open_roles:
             return title + self.sep_cost
         return title + self.wire.message_overhead
@@ -270,7 +269,7 @@ class Fitter:
                 p.status, p.reason = "empty", "rendered empty"
                 continue
             cost = self._open_cost(p, open_roles) + self.counter.count(body)
-            if p.spec.title and p.spec.kind != "static":
+            if p.spec.title:
                 cost += self.counter.join_delta(p.spec.title + "\n", body)
             if used + cost <= self.budget:
                 p.body, p.status = body, "kept"

@@ -43,9 +43,17 @@ class SectionDef(Located):
     id: str
     source: str | None  # which content key; None for pure overrides (remove)
     data: dict
+    patches: tuple[SectionDef, ...] = ()  # child definitions merged into this one, in order
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
+
+    def owner(self, key: str) -> SectionDef:
+        """The definition that set `key` last (a child's patch or this one), for positions."""
+        for patch in reversed(self.patches):
+            if key in patch.data:
+                return patch
+        return self
 
 
 @dataclass(frozen=True)
@@ -102,10 +110,10 @@ class Fragment(Template):
         return self.data["text"]
 
 
-def condition_diagnostics(doc: Document, path: tuple, cond: Any) -> list[Diagnostic]:
-    """Shape problems of a condition at `path`, as diagnostics."""
+def condition_diagnostics(doc: Document, path: tuple, cond: Any, *, roots: bool = True) -> list[Diagnostic]:
+    """Shape problems of a condition at `path`, as diagnostics (`roots`: see conditions.problems)."""
     out = []
-    for where, code, message in conditions.problems(cond):
+    for where, code, message in conditions.problems(cond, roots=roots):
         sub = tuple(int(p) if p.isdigit() else p for p in where)
         out.append(Diagnostic.at(doc.pos(path + sub), code, message))
     return out
@@ -243,6 +251,6 @@ def build_template(doc: Document, layer: Layer, source_file: str) -> tuple[Templ
             diags.append(Diagnostic.at(doc.pos(()), "PM204", f"output contract '{tid}' needs a 'schema' or 'outputs'"))
         for i, check in enumerate(data.get("checks", ())):
             if "where" in check:
-                diags.extend(condition_diagnostics(doc, ("checks", i, "where"), check["where"]))
+                diags.extend(condition_diagnostics(doc, ("checks", i, "where"), check["where"], roots=False))
         return OutputContract(**common, fields=fields_), diags
     return Fragment(**common), diags

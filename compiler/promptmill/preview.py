@@ -34,10 +34,11 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
     for key, where in req.budget_origins.items():
         out.append(f"  {key:<14} from {where}")
     out.append("")
+    width = max([28] + [len(s.id) for s in req.sections])
     for s in req.sections:
         status = _c(f"{s.status:<9}", _COLORS.get(s.status, "0"), color)
         tokens = f"{s.tokens:>6}" if s.present else "     -"
-        line = f"{s.id:<28} {status} {tokens}  {_bar(s.tokens, req.budget)}  {s.message}/{s.stability}"
+        line = f"{s.id:<{width}} {status} {tokens}  {_bar(s.tokens, req.budget)}  {s.message}/{s.stability}"
         out.append(line)
         if s.items_total is not None and s.items_dropped:
             uncounted = s.items_total - s.items_counted
@@ -55,8 +56,24 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
         out.append("")
         out.append("events:")
         for e in req.events:
-            out.append("  " + ", ".join(f"{k}={v}" for k, v in e.items() if v is not None))
+            out.append("  " + event_line(e))
     return "\n".join(out)
+
+
+def event_line(e: dict) -> str:
+    """One render event as a line: what happened, to which id, where, from whom."""
+    kind = e.get("type", "?")
+    layer = f"layer {e['layer']}" if e.get("layer") is not None else "own context"
+    if kind == "system_prompt":
+        n = len(e.get("sections", ()))
+        return f"{kind:<19} {e.get('tokens')} tokens from {n} section{'' if n == 1 else 's'}"
+    if kind == "context_injected":
+        return f"{kind:<19} {e.get('id')}  at {e.get('position')}  {layer}  {e.get('tokens')} tokens  by {e.get('by')}"
+    if kind == "context_skipped":
+        return f"{kind:<19} {e.get('id')}  at {e.get('position')}  {layer}  by {e.get('by')}  ({e.get('reason')})"
+    if kind == "context_suppressed":
+        return f"{kind:<19} {e.get('id')}  at {e.get('position')} from {e.get('from')}  by {e.get('by')}"
+    return f"{kind:<19} " + ", ".join(f"{k}={v}" for k, v in e.items() if k != "type" and v is not None)
 
 
 def stats_table(bundles: dict[str, RoleBundle]) -> str:

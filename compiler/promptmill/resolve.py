@@ -1,13 +1,15 @@
-"""Resolve references: the id index along the search path, and extends chains.
+"""Resolve references: the id index along the search path, and composed roles.
 
 `Index` maps (kind, id) to the template found first along the layers (project,
 search path, user folder, shipped library); a project overrides a shipped
-fragment simply by defining the same id. Two files of one layer defining the
-same id is an error.
+fragment simply by defining the same id, and `shadowed` keeps what lost. Two
+files of one layer defining the same id is an error (PM301); an id that hides
+one further down the search path is noted (PM306, info).
 
-`compose(role, index)` walks the extends chain (root-first, any length up to
-`MAX_CHAIN`, never recursively) and merges sections, inputs, context and
-settings into a `ComposedRole`.
+`Composer(index, project).compose(role)` walks the extends chain (see
+`promptmill.extends`) and merges sections, inputs, settings, budgets, context
+and injection rules into a `ComposedRole`. One composer serves every role of a
+compile, so each chain is walked once.
 """
 
 from __future__ import annotations
@@ -15,17 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagnostics import Diagnostic
-from .model import Fragment, Role, SectionDef, Template
-from .schemacheck import suggest
+from .diagnostics import Diagnostic, Position
+from .extends import MAX_CHAIN, Chains, compose_sections, merge_inputs
+from .loader import Document
+from .model import Fragment, Role, SectionDef, Template, condition_diagnostics
 
-MAX_CHAIN = 256
+__all__ = ["MAX_CHAIN", "ComposedRole", "Composer", "ContextEntry", "Index", "InjectRule", "build_index", "compose"]
+
 SETTINGS = ("model", "provider", "tool_mode", "cache", "separator", "category", "output")
 
 
 @dataclass
 class Index:
-    """First match wins along the layers; `shadowed` keeps what lost."""
+    """First match wins along the layers; `shadowed` keeps what lost, in layer order."""
 
     templates: dict[tuple[str, str], Template] = field(default_factory=dict)
     shadowed: dict[tuple[str, str], list[Template]] = field(default_factory=dict)
@@ -57,8 +61,37 @@ def build_index(templates: list[Template]) -> tuple[Index, list[Diagnostic]]:
                 )
             )
         else:
+            if key not in index.shadowed:
+                hidden = t.pos("id")
+                diags.append(
+                    Diagnostic.at(
+                        first.pos("id"),
+                        "PM306",
+                        f"{t.kind} '{t.id}' ({first.layer.name}) shadows the one in the {t.layer.name} "
+                        f"layer ({hidden.file}:{hidden.line})",
+                        hint=f"`promptmill which {t.id}` shows the whole cascade",
+                    )
+                )
             index.shadowed.setdefault(key, []).append(t)
     return index, diags
+
+
+@dataclass(frozen=True)
+class InjectRule:
+    """One `inject:` rule, from promptmill.yaml (owner -1) or a role (owner = its depth in the chain)."""
+
+    data: dict
+    doc: Document
+    path: tuple
+    owner: int
+    origin: str  # "promptmill.yaml" or "role <id>"
+
+    def pos(self, *sub: Any) -> Position:
+        return self.doc.pos(self.path + sub)
+
+    @property
+    def name(self) -> str:
+        return self.data.get("id") or self.data["fragment"]
 
 
 @dataclass(frozen=True)
@@ -68,9 +101,13 @@ class ContextEntry:
     fragment: Fragment
     position: str  # system | before | after
     wrap: bool
-    declared_by: str  # role id, or "inject:<rule id>"
-    layer: int | None = None  # injection layer
-    when: dict | None = None  # injection condition (event folded in)
+    declared_by: str  # "role:<id>" or "inject:<rule id>"
+    layer: int | None = None  # injection layer (None for a role's own context)
+    when: dict | None = None  # runtime condition left after compile-time facts were applied
+    injected: bool = False
+    owner: int = -1  # depth of the declaring role in the chain (-1: the project)
+    where: Position | None = None  # where it was declared
+    yields_to: tuple[str, ...] = ()  # earlier conditional placements that win when they apply
 
 
 @dataclass
@@ -83,168 +120,76 @@ class ComposedRole:
     budgets: list[tuple[dict, Role]]  # each role's own budget, root-first
     context: list[ContextEntry]
     events: list[dict]
+    rules: list[InjectRule] = field(default_factory=list)  # every injection rule that applies
+    facts: dict = field(default_factory=dict)  # compile-time condition context: role, model
 
     def setting(self, key: str, default: Any = None) -> Any:
         found = self.settings.get(key)
         return found[0] if found is not None else default
 
 
-def _chain(role: Role, index: Index) -> tuple[list[Role], list[Diagnostic]]:
-    chain: list[Role] = [role]
-    seen = {role.id: 0}
-    current = role
-    while current.extends is not None:
-        parent_id = current.extends
-        if len(chain) >= MAX_CHAIN:
-            return chain, [
-                Diagnostic.at(
-                    role.pos("extends"),
-                    "PM601",
-                    f"extends chain of role '{role.id}' is longer than {MAX_CHAIN} roles",
-                    hint="flatten the hierarchy; deep chains are hard to read",
-                )
-            ]
-        if parent_id in seen:
-            links = chain[seen[parent_id] :] + [chain[seen[parent_id]]]
-            text = " -> ".join(f"{r.id} ({r.pos('extends').file}:{r.pos('extends').line})" for r in links[:-1])
-            return chain, [
-                Diagnostic.at(role.pos("extends"), "PM303", f"extends cycle: {text} -> {links[-1].id}")
-            ]
-        parent = index.get("role", parent_id)
-        if not isinstance(parent, Role):
-            close = suggest(parent_id, index.ids("role"))
-            links = " -> ".join(f"{r.id} ({r.pos('extends').file}:{r.pos('extends').line})" for r in chain)
-            return chain, [
-                Diagnostic.at(
-                    current.pos("extends"),
-                    "PM302",
-                    f"role '{current.id}' extends unknown role '{parent_id}' (chain: {links} -> {parent_id})",
-                    hint=f"did you mean '{close}'?" if close else None,
-                )
-            ]
-        seen[parent_id] = len(chain)
-        chain.append(parent)
-        current = parent
-    chain.reverse()
-    return chain, []
+def project_rules(config: dict, doc: Document | None) -> list[InjectRule]:
+    """The `inject:` rules of promptmill.yaml."""
+    if doc is None:
+        return []
+    return [InjectRule(r, doc, ("inject", i), -1, "promptmill.yaml") for i, r in enumerate(config.get("inject", ()))]
 
 
-def _index_of(sections: list[SectionDef], sid: str) -> int | None:
-    for i, s in enumerate(sections):
-        if s.id == sid:
-            return i
-    return None
+class Composer:
+    """Composes roles of one index; chains and shared checks are computed once."""
 
+    def __init__(self, index: Index, config: dict | None = None, config_doc: Document | None = None) -> None:
+        self.index = index
+        self.config = config or {}
+        self.chains = Chains(index)
+        self.project_rules = project_rules(self.config, config_doc)
+        self.diagnostics: list[Diagnostic] = []  # about the project rules themselves, reported once
+        for rule in self.project_rules:
+            if "when" in rule.data:
+                self.diagnostics.extend(condition_diagnostics(rule.doc, rule.path + ("when",), rule.data["when"]))
 
-def _compose_sections(chain: list[Role]) -> tuple[list[SectionDef], list[Diagnostic]]:
-    sections: list[SectionDef] = []
-    diags: list[Diagnostic] = []
-    for role in chain:
-        for s in role.sections:
-            at = _index_of(sections, s.id)
-            if s.get("remove"):
-                if at is None:
-                    close = suggest(s.id, [x.id for x in sections])
-                    diags.append(
-                        Diagnostic.at(
-                            s.pos("id"),
-                            "PM602",
-                            f"cannot remove section '{s.id}': no inherited section has this id",
-                            hint=f"did you mean '{close}'?" if close else None,
-                        )
-                    )
-                else:
-                    del sections[at]
-                continue
-            anchor = s.get("before") or s.get("after")
-            if at is not None:
-                inherited = sections[at]
-                if s.source is None:  # a patch of the inherited section's settings
-                    patch = {k: v for k, v in s.data.items() if k not in ("before", "after")}
-                    s = SectionDef(inherited.doc, inherited.path, inherited.id, inherited.source, {**inherited.data, **patch})
-                if anchor is None:
-                    sections[at] = s
-                    continue
-                del sections[at]
-            elif s.source is None:
-                diags.append(
-                    Diagnostic.at(
-                        s.pos(),
-                        "PM204",
-                        f"section '{s.id}' is not inherited from a parent and has no content",
-                    )
-                )
-                continue
-            if anchor is None:
-                sections.append(s)
-                continue
-            target = _index_of(sections, anchor)
-            if target is None:
-                close = suggest(anchor, [x.id for x in sections])
-                key = "before" if s.get("before") else "after"
-                diags.append(
-                    Diagnostic.at(
-                        s.pos(key),
-                        "PM602",
-                        f"section '{s.id}' is placed {key} '{anchor}', which no section has as id",
-                        hint=f"did you mean '{close}'?" if close else None,
-                    )
-                )
-                sections.append(s)
-                continue
-            sections.insert(target if s.get("before") else target + 1, s)
-    return sections, diags
+    def compose(self, role: Role) -> tuple[ComposedRole | None, list[Diagnostic]]:
+        """Compose `role` with its ancestors, or report why it cannot be."""
+        from .context import compose_context
 
-
-def _merge_inputs(chain: list[Role]) -> dict:
-    merged: dict = {}
-    for role in chain:
-        own = role.get("inputs")
-        if not own:
-            continue
-        if not merged:
-            merged = dict(own)
-            continue
-        props = dict(merged.get("properties", {}))
-        props.update(own.get("properties", {}))
-        required = list(merged.get("required", []))
-        required += [r for r in own.get("required", []) if r not in required]
-        merged = {**merged, **own, "properties": props}
-        if required:
-            merged["required"] = required
-    return merged
+        chain, diags = self.chains.resolve(role)
+        if chain is None:
+            return None, diags
+        sections, sdiags = compose_sections(chain)
+        diags.extend(sdiags)
+        settings: dict[str, tuple[Any, Role]] = {}
+        for r in chain:
+            for key in SETTINGS:
+                if key in r.data:
+                    settings[key] = (r.data[key], r)
+        model = settings["model"][0] if "model" in settings else self.config.get("model")
+        category = settings["category"][0] if "category" in settings else ""
+        facts = {"role": {"id": role.id, "category": category}, "model": model}
+        rules = list(self.project_rules)
+        for depth, r in enumerate(chain):
+            rules += [InjectRule(x, r.doc, ("inject", i), depth, f"role {r.id}") for i, x in enumerate(r.get("inject", ()))]
+        context, events, cdiags = compose_context(chain, self.index, rules, facts)
+        diags.extend(cdiags)
+        composed = ComposedRole(
+            role=role,
+            chain=chain,
+            sections=sections,
+            inputs=merge_inputs(chain),
+            settings=settings,
+            budgets=[(r.data["budget"], r) for r in chain if "budget" in r.data],
+            context=context,
+            events=events,
+            rules=rules,
+            facts=facts,
+        )
+        return composed, diags
 
 
 def compose(
-    role: Role, index: Index, project_rules: list[tuple[dict, Any]] | None = None
+    role: Role, index: Index, *, config: dict | None = None, config_doc: Document | None = None
 ) -> tuple[ComposedRole | None, list[Diagnostic]]:
-    """Compose `role` with its ancestors, or report why it cannot be.
+    """Compose one role with a fresh `Composer` (use one composer for many roles).
 
-    `project_rules` are the injection rules of promptmill.yaml as (rule, Position).
+    `config` and `config_doc` are promptmill.yaml's data and document (defaults, inject rules).
     """
-    chain, diags = _chain(role, index)
-    if diags:
-        return None, diags
-    sections, sdiags = _compose_sections(chain)
-    diags.extend(sdiags)
-    settings: dict[str, tuple[Any, Role]] = {}
-    for r in chain:
-        for key in SETTINGS:
-            if key in r.data:
-                settings[key] = (r.data[key], r)
-    budgets = [(r.data["budget"], r) for r in chain if "budget" in r.data]
-    from .context import compose_context
-
-    context, events, cdiags = compose_context(chain, index, project_rules)
-    diags.extend(cdiags)
-    composed = ComposedRole(
-        role=role,
-        chain=tuple(chain),
-        sections=sections,
-        inputs=_merge_inputs(chain),
-        settings=settings,
-        budgets=budgets,
-        context=context,
-        events=events,
-    )
-    return composed, diags
+    return Composer(index, config, config_doc).compose(role)

@@ -79,23 +79,7 @@ def summarize(
         ids = tuple(p.spec.id for p in c.placed) if c.turn is None else (c.turn_of.spec.id,)  # type: ignore[union-attr]
         stable = c.turn is None and all(p.spec.stability == "stable" for p in c.placed)
         messages.append(Message(c.role, "".join(parts), c.tokens, ids, stable=stable, turn=c.turn is not None))
-    events: list[dict] = [dict(e) for e in bundle.events]
-    system_tokens = sum(m.tokens for m in messages if m.role == "system")
-    if any(m.role == "system" for m in messages):
-        events.append({"type": "system_prompt", "tokens": system_tokens})
-    for s, spec in zip(sections, bundle.sections, strict=True):
-        if spec.fragment and s.present:
-            ctx = spec.context or {}
-            events.append(
-                {
-                    "type": "context_injected",
-                    "id": spec.fragment,
-                    "position": ctx.get("position"),
-                    "layer": ctx.get("layer"),
-                    "by": ctx.get("by"),
-                    "tokens": s.tokens,
-                }
-            )
+    events = _events(bundle, sections, messages, counter)
     b = bundle.budget
     return PromptRequest(
         role=bundle.id,
@@ -117,3 +101,31 @@ def summarize(
         events=tuple(events),
         state=state,
     )
+
+
+def _events(bundle, sections: list[RenderedSection], messages: list[Message], counter) -> list[dict]:
+    """What the render did, in order: compile-time suppressions, each context item
+    injected (or skipped by its condition), then the system prompt assembled."""
+    events: list[dict] = [dict(e) for e in bundle.events]
+    for s, spec in zip(sections, bundle.sections, strict=True):
+        if not spec.fragment or not (s.present or s.status == "skipped"):
+            continue
+        ctx = spec.context or {}
+        event = {"type": "context_injected" if s.present else "context_skipped", "id": spec.fragment,
+                 "section": spec.id, "position": ctx.get("position"), "layer": ctx.get("layer"), "by": ctx.get("by")}
+        if s.present:
+            event["tokens"] = s.tokens
+        else:
+            yields = ctx.get("yields_to")
+            event["reason"] = "condition false" + (f" or placed first by {', '.join(yields)}" if yields else "")
+        events.append(event)
+    system = [s for s in sections if s.present and s.message == "system"]
+    if any(m.role == "system" for m in messages):
+        tokens = sum(m.tokens for m in messages if m.role == "system")
+    else:  # one text (text, live): the system-marked sections as they appear in it
+        parts: list[str] = []
+        for s in system:
+            parts += [bundle.separator, s.text] if parts else [s.text]
+        tokens = counter.count_parts(parts) if parts else 0
+    events.append({"type": "system_prompt", "tokens": tokens, "sections": [s.id for s in system]})
+    return events
