@@ -19,8 +19,9 @@ from typing import Any
 from . import __version__, conditions
 from .budgets import effective_budget
 from .bundle import FORMAT_VERSION, Origin, RoleBundle, RuleLine, Section, SourceRef
+from .cachelint import cache_lint
 from .context import wrapped_text
-from .contracts import compile_contract
+from .contracts import compile_contract, native_fallback
 from .counting import Counter
 from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
@@ -211,7 +212,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         kind = source
         item_name = data.get("as", {"each": "item", "history": "turn", "tools": "tool"}[source])
         template = data.get("template", DEFAULT_TEMPLATES.get(source, ""))
-        if not _array_schema(ctx, s, source):
+        if source in data and not _array_schema(ctx, s, source):
             return None
         ok, _ = _check(ctx, s, template, extra=(item_name,))
         if not ok:
@@ -222,7 +223,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         base.update(
             template=template,
             plan=build_plan(template),
-            path=tuple(data[source].split(".")),
+            path=tuple(data[source].split(".")) if source in data else (),
+            declared=tuple(dict(t) for t in data.get("declare", ())),
             item_name=item_name,
             item_separator=data.get("item_separator", "\n"),
             order_by=tuple(order_by["key"].split(".")) if order_by else (),
@@ -263,7 +265,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
             return None
         full = (title + "\n" if title else "") + static_text
         base.update(text=full, tokens=ctx.counter.count(full))
-    dynamic = kind != "static" or when is not None
+    # provider conditions do not change between the turns of a conversation
+    dynamic = (kind != "static" and source in data) or (when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when)))
     declared = data.get("stability")
     if declared == "stable" and dynamic:
         ctx.diags.append(
@@ -367,13 +370,15 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         compiled = _section(ctx, s, contract_text)
         if compiled is not None:
             sections.append(compiled)
+        if s.source == "output" and contract is not None and contract.style == "native":
+            sections.append(native_fallback(found, contract, ctx.counter, _origin(s), s.id, s.get("when")))
     body_end = len(sections)
     sections += [_context_section(ctx, e, i) for i, e in enumerate(post)]
     sections = _infer_messages(sections, body_start, body_end)
 
     if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
         diags.append(Diagnostic.at(role.pos("id"), "PM702", f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions"))
-    _cache_lint(sections, role, diags)
+    diags.extend(cache_lint(sections, role.pos("id")))
     _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
     if not role.abstract:
         _unused_inputs(composed, ctx)
@@ -400,31 +405,6 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         source_hash=source_hash(sources, tokenizer_name),
     )
     return bundle, diags
-
-
-def _cache_lint(sections: list[Section], role, diags: list[Diagnostic]) -> None:
-    system = [s for s in sections if s.message == "system"]
-    for i, s in enumerate(system):
-        if s.stability != "stable" and any(t.stability == "stable" for t in system[i + 1 :]):
-            later = next(t for t in system[i + 1 :] if t.stability == "stable")
-            where = s.origin
-            pos = role.pos("id") if where is None else None
-            diags.append(
-                Diagnostic.at(
-                    pos or _pos(where),
-                    "PM610",
-                    f"section '{s.id}' changes with the state but sits before stable section '{later.id}' in the "
-                    "system message: provider prompt caches stop at it",
-                    hint="move it after the stable sections, or into the user message",
-                )
-            )
-            break
-
-
-def _pos(origin: Origin):
-    from .diagnostics import Position
-
-    return Position(origin.file, origin.line, origin.col)
 
 
 def _budget_check(sections: list[Section], counter: Counter, budget, separator: str, role, diags: list[Diagnostic]) -> None:

@@ -132,6 +132,13 @@ class Candidate:
     order: list[int] | None = None  # item indices in the order they are offered to the budget
     rendered: dict[int, str] = field(default_factory=dict)
     lock: threading.Lock | None = None
+    declared: int = 0  # tools: items before this index are the section's static declarations
+
+    def item_where(self, i: int) -> str:
+        """Where item `i` comes from: its state path, or the section's `declare` list."""
+        if i < self.declared:
+            return f"declare[{i}]"
+        return state_path((*self.spec.path, i - self.declared))
 
 
 def make_candidate(
@@ -147,7 +154,10 @@ def make_candidate(
         included = [line.is_title or conditions.evaluate(line.when, cond_ctx) for line in spec.rules]
         cand.body = assemble_rules(spec.rules, included)
     else:
-        items = lookup_list(state, spec.path, spec.id) or []
+        items = (lookup_list(state, spec.path, spec.id) or []) if spec.path else []
+        if spec.declared:
+            items = [*spec.declared, *items]
+            cand.declared = len(spec.declared)
         cand.items = items
         cand.order = item_order(spec, items)
     return cand
@@ -181,9 +191,18 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
     """Item `i`, validated first when its list is validated lazily."""
     spec = cand.spec
     item = cand.items[i]  # type: ignore[index]
+    if i < cand.declared:
+        return item
     validator = prepared.validator
     if validator is not None and spec.path in prepared.bundle.lazy_paths and not validator.item_valid(spec.path, item):
-        raise StateError("", validator.item_errors(spec.path, i, item))
+        raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
+    if spec.kind == "tools":
+        from .tooldecl import problems
+
+        found = problems(item)
+        if found:
+            where = cand.item_where(i)
+            raise StateError("", [(where + sub, message) for sub, message in found])
     return item
 
 
@@ -196,6 +215,6 @@ def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[st
     item = check_item(prepared, cand, i)
     item_ctx = dict(ctx)
     item_ctx[spec.item_name] = item
-    text = strip_text(prepared.render(spec, item_ctx, f"section '{spec.id}', {state_path((*spec.path, i))}"))
+    text = strip_text(prepared.render(spec, item_ctx, f"section '{spec.id}', {cand.item_where(i)}"))
     cand.rendered[i] = text
     return text
