@@ -8,10 +8,11 @@ Anything that changes between turns ends the prefix. Two warnings:
 - PM610: a section that changes with the state sits before a stable section
   inside the system message, so the stable text after it is never cached.
 - PM611: a section explicitly placed in `system` changes with the state while
-  stable sections follow it in other messages. Every chat provider sends the
-  system message first, so for providers with automatic prefix caching the
-  stable content after it stops being cacheable (OpenAI, Gemini); move the
-  section after the stable ones, into the user message.
+  stable sections of other messages would otherwise continue the cacheable
+  prefix. Anthropic and Gemini send all system text first, so the dynamic
+  section lands before that stable content and the cached prefix stops there
+  (OpenAI keeps document order and is not affected). Move the section after
+  the stable ones, or out of the system message.
 
 Sections whose only condition tests `provider` count as stable: the provider
 does not change between the turns of a conversation.
@@ -44,23 +45,25 @@ def cache_lint(sections: list[Section], role_pos: Position) -> list[Diagnostic]:
                 )
             )
             break
-    for i, s in enumerate(sections):
-        if s.message != "system" or s.stability == "stable" or s.context is not None:
-            continue
-        if any(t.stability == "stable" and t.message == "system" for t in sections[i + 1 :]):
-            continue  # PM610's case
-        later = next((t for t in sections[i + 1 :] if t.stability == "stable" and t.message != "system"), None)
-        if later is None:
-            continue
-        diags.append(
-            Diagnostic.at(
-                _pos(s.origin, role_pos),
-                "PM611",
-                f"section '{s.id}' is placed in the system message and changes with the state, but stable section "
-                f"'{later.id}' follows it in the {later.message} message: the system message is sent first, so "
-                "providers with automatic prefix caching (OpenAI, Gemini) cache nothing after it",
-                hint=f"drop `message: system` from '{s.id}' or move it after '{later.id}'",
+    hoisted = [s for s in sections if s.message == "system" and s.stability != "stable" and s.context is None]
+    if hoisted and not any(d.code == "PM610" for d in diags):
+        rest = [s for s in sections if s not in hoisted]
+        run = []
+        for s in rest:
+            if s.stability != "stable":
+                break
+            run.append(s)
+        moved = next((s for s in run if s.message != "system"), None)
+        if moved is not None:
+            s = hoisted[0]
+            diags.append(
+                Diagnostic.at(
+                    _pos(s.origin, role_pos),
+                    "PM611",
+                    f"section '{s.id}' is placed in the system message and changes with the state; providers that "
+                    f"send the system text first (Anthropic, Gemini) put it before stable section '{moved.id}' "
+                    f"({moved.message} message), which then drops out of the cached prefix",
+                    hint=f"drop `message: system` from '{s.id}', or move it after the stable sections",
+                )
             )
-        )
-        break
     return diags

@@ -273,7 +273,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
             Diagnostic.at(s.pos("stability"), "PM201", f"section '{s.id}' depends on the render state and cannot be declared stable")
         )
     stability = declared or ("dynamic" if dynamic else "stable")
-    trim = data.get("trim") or ("never" if kind == "static" and when is None else "items" if kind in ITEM_SOURCES else "drop")
+    fixed = (kind == "static" or not dynamic) and when is None  # stable content is never trimmed by default
+    trim = data.get("trim") or ("never" if fixed else "items" if kind in ITEM_SOURCES else "drop")
     return Section(kind=kind, trim=trim, message=data.get("message", ""), stability=stability, **base)
 
 

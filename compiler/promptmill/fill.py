@@ -147,7 +147,10 @@ def make_candidate(
     """Render a non-list section now; for lists, read the items and their order only."""
     cand = Candidate(spec, index)
     if spec.kind == "static":
-        cand.body = spec.text or ""
+        text = spec.text or ""
+        if spec.title and text.startswith(spec.title + "\n"):
+            text = text[len(spec.title) + 1 :]  # the compiled text holds the title; pieces() adds it back
+        cand.body = text
     elif spec.kind == "template":
         cand.body = strip_text(prepared.render(spec, ctx, f"section '{spec.id}'"))
     elif spec.kind == "rules":

@@ -296,7 +296,9 @@ class Fitter:
                 p.status, p.reason = "empty", "rendered empty"
         used, _ = self.exact_total(placed)
         if used > self.budget:
-            counts = ", ".join(f"{p.spec.id} ({self.counter.count_parts(p.pieces())} tokens)" for p in never if p.present)
+            counts = ", ".join(f"{p.spec.id} ({self._tokens(p)} tokens)" for p in never if p.present)
+            if self.extra_tools or self.output_cost:
+                counts += f", and the structured-output declaration of contract '{self.p.bundle.output.id}'"  # type: ignore[union-attr]
             raise BudgetError(
                 f"sections that are never trimmed need {used} tokens, over the budget of {self.budget}: {counts}",
                 code="PM830",
@@ -341,6 +343,12 @@ class Fitter:
             self._remove_last(rest)
             total, containers = self.exact_total(placed)
         return FitResult(placed, containers, total, self.budget)
+
+    def _tokens(self, p: Placed) -> int:
+        """Tokens of one placed section alone (native tools: their declarations)."""
+        if self._native(p):
+            return tooldecl.tools_tokens(self.counter, self.wire.name, self.declarations([p]), self.forced)
+        return self.counter.count_parts(p.pieces())
 
     def _remove_last(self, rest: list[Placed]) -> None:
         """Undo the most recently added unit (an estimate was short)."""

@@ -124,7 +124,7 @@ def _section(doc: Document, path: tuple, data: dict, in_child: bool) -> tuple[Se
     # `template` is the per-item template of each/history/tools, not a source of its own there
     if "template" in present and any(k in data for k in ITEM_SOURCES):
         present.remove("template")
-    if "declare" in data and "tools" not in data:
+    if "declare" in data and not present:
         present.append("tools")  # a tools section of static declarations only
     sid = data["id"]
     source = present[0] if present else None

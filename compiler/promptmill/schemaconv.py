@@ -117,6 +117,8 @@ def _strict(schema: Any, path: str, problems: Problems) -> Any:
                 problems.append((path, "an object with free-form keys (additionalProperties) cannot be strict"))
         else:
             out[key] = copy.deepcopy(value)
+    if "enum" in out and "type" not in out and out["enum"] and all(isinstance(v, str) for v in out["enum"]):
+        out = {"type": "string", **out}
     if _is_object(schema):
         if "properties" not in schema and "additionalProperties" not in schema:
             problems.append((path, "an object without declared properties cannot be strict"))
