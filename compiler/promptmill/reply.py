@@ -42,10 +42,11 @@ _VALIDATORS: dict[int, tuple[weakref.ref, Validator]] = {}
 
 
 class _JSONProblem(Exception):
-    def __init__(self, message: str, pos: int):
+    def __init__(self, message: str, pos: int, cut: bool = False):
         super().__init__(message)
         self.message = message
         self.pos = pos
+        self.cut = cut
 
 
 def _where(text: str, pos: int) -> str:
@@ -71,8 +72,9 @@ def _loads(text: str, offset: int) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
-            raise _JSONProblem("the JSON is cut off (truncated reply?)", offset + exc.pos) from None
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            end = len(text.rstrip())
+            raise _JSONProblem("", offset + end, cut=True) from None
         raise _JSONProblem(exc.msg, offset + exc.pos) from None
     except ValueError as exc:
         raise _JSONProblem(str(exc), offset) from None
@@ -123,8 +125,6 @@ def find_json(text: str) -> Any:
             try:
                 return _loads(body, m.start(2))
             except _JSONProblem as exc:
-                if m.group(3) == "" and first is None:
-                    first = _JSONProblem("the ```json block is never closed and its JSON is cut off", exc.pos)
                 first = first or exc
     pos = 0
     for _ in range(MAX_CANDIDATES):
@@ -134,7 +134,7 @@ def find_json(text: str) -> Any:
         start = min(starts)
         end = _span(text, start)
         if end is None:
-            first = first or _JSONProblem(f"the JSON that starts at {_where(text, start)} is cut off: a bracket is never closed", len(text))
+            first = first or _JSONProblem("", len(text.rstrip()), cut=True)
             break
         try:
             return _loads(text[start:end], start)
@@ -143,6 +143,8 @@ def find_json(text: str) -> Any:
         pos = start + 1
     if first is None:
         raise ReplyError("the reply holds no JSON; expected a JSON object, bare or in a ```json block", code="PM860")
+    if first.cut:
+        raise ReplyError(f"the reply's JSON is cut off at {_where(text, first.pos)}: a string or bracket is never closed (truncated reply?)", code="PM860")
     raise ReplyError(f"the reply's JSON does not parse at {_where(text, first.pos)}: {first.message}", code="PM860")
 
 
