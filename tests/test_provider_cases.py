@@ -38,3 +38,10 @@ def test_negative_case(case, tmp_path):
     result = promptmill.lint(tmp_path)
     found = [(d.code, d.line, d.col) for d in result.diagnostics if d.file.endswith(case.name)]
     assert (code, line, col) in found, [d.format() for d in result.diagnostics]
+
+
+def test_shipped_prompts_lint_clean():
+    root = Path(__file__).resolve().parent.parent
+    result = promptmill.lint(root)
+    assert [d.format() for d in result.diagnostics] == []
+    assert result.roles >= 6  # executor, the abstract companion base and its four modes
