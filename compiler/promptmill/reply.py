@@ -37,6 +37,7 @@ from .validate import Validator
 
 MAX_REPLY_CHARS = 1_000_000
 MAX_CANDIDATES = 20
+MAX_MESSAGE = 200  # characters of one failure message (they quote the offending value)
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n(.*?)(```|\Z)", re.S)
 _VALIDATORS: dict[int, tuple[weakref.ref, Validator]] = {}
 
@@ -182,6 +183,13 @@ def _allows_null(schema: Mapping) -> bool:
     return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in (schema.get("enum") or ())
 
 
+def _shorten(message: str) -> str:
+    """A failure message cut in the middle when it quotes a long value (the end says what failed)."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return message[: MAX_MESSAGE - 70] + " ... " + message[-65:]
+
+
 def _retry(contract: Contract) -> str:
     tool = (contract.return_tool or {}).get("name", "return_result")
     if contract.style == "return_call":
@@ -217,7 +225,7 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
             raise ReplyError(exc.summary, code=exc.code, contract=contract.id, instruction=retry) from None
     if req.provider == "openai" and contract.style == "native" and (contract.native or {}).get("openai_strict") is not None:
         data = strip_added_nulls(data, contract.schema)
-    errors = _validator(contract).errors(data, root="reply")
+    errors = [(p, _shorten(m)) for p, m in _validator(contract).errors(data, root="reply")]
     if errors:
         raise ReplyError(f"the reply does not match output contract '{contract.id}'", errors, code="PM861", contract=contract.id, instruction=retry)
     if contract.checks:
