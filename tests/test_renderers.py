@@ -206,3 +206,70 @@ def test_cli_render_format(tmp_path):
     assert text.exit_code == 0 and "Respond with only a JSON object" in text.output  # fitted for the text wire
     bad = CliRunner().invoke(main, ["render", "executor", "--project", str(ROOT), "--format", "cohere"])
     assert bad.exit_code == 2 and "'openai'" in bad.output
+
+
+def _project(tmp_path, files: dict[str, str]):
+    from promptmill.api import build_in_memory
+
+    (tmp_path / "prompts").mkdir()
+    for name, text in files.items():
+        (tmp_path / "prompts" / name).write_text(text)
+    rt, diags = build_in_memory(tmp_path)
+    return rt, diags
+
+
+def test_cache_breakpoint_moves_into_a_stable_user_message(tmp_path):
+    rt, _ = _project(tmp_path, {"r.yaml": """kind: role
+id: r
+inputs: {type: object, properties: {q: {type: string}}}
+sections:
+  - {id: persona, text: You are terse.}
+  - {id: examples, text: "Q: 2+2? A: 4", message: user}
+  - {id: question, template: "{{ q }}"}
+"""})
+    payload = rt.render("r", {"q": "3+3?"}, provider="anthropic").to_anthropic()
+    assert "cache_control" not in payload["system"][0]
+    first = payload["messages"][0]["content"]
+    assert first[0] == {"type": "text", "text": "Q: 2+2? A: 4", "cache_control": {"type": "ephemeral"}}
+    assert first[1] == {"type": "text", "text": "3+3?"}
+
+
+def test_a_history_that_starts_with_the_assistant(tmp_path):
+    rt, _ = _project(tmp_path, {"r.yaml": """kind: role
+id: r
+inputs: {type: object, properties: {h: {type: array, items: {type: object}}}}
+sections:
+  - {id: persona, text: You are terse.}
+  - {id: h, history: h}
+"""})
+    req = rt.render("r", {"h": [{"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "hi"}]}, provider="anthropic")
+    with pytest.raises(ProviderError) as err:
+        req.to_anthropic()
+    assert err.value.code == "PM842" and "assistant" in err.value.message
+
+
+def test_openai_sends_a_schema_strict_mode_cannot_express_without_strict(tmp_path):
+    from test_sdk_types import openai_problems
+
+    rt, diags = _project(tmp_path, {
+        "c.yaml": """kind: output
+id: scores
+style: native
+schema:
+  type: object
+  required: [scores]
+  properties:
+    scores: {type: object, additionalProperties: {type: number}}
+""",
+        "r.yaml": """kind: role
+id: r
+output: scores
+sections:
+  - {id: ask, text: Score each answer., message: user}
+""",
+    })
+    assert [d.code for d in diags] == ["PM705"]
+    payload = rt.render("r", {}, provider="openai").to_openai()
+    fmt = payload["response_format"]["json_schema"]
+    assert fmt["strict"] is False and fmt["schema"]["properties"]["scores"]["additionalProperties"] == {"type": "number"}
+    assert openai_problems(payload) == []

@@ -127,6 +127,7 @@ class Fitter:
                     break
                 head.add(spec.id)
         self.stable_head = head  # system sections of the leading stable block (system_blocks wires)
+        self.split_at = self._stable_split(bundle.sections) if wire.system_blocks else None
 
     # -- layout -----------------------------------------------------------
     def _chat_turns(self, placed: Placed) -> bool:
@@ -134,6 +135,18 @@ class Fitter:
 
     def _native(self, placed: Placed) -> bool:
         return placed.spec.kind == "tools" and self.native
+
+    def _stable_split(self, sections) -> str | None:
+        """The section that ends the stable prefix inside a message, on block-based wires:
+        it starts a block of its own so the cache breakpoint can sit right before it."""
+        order = [s for s in sections if not (s.kind == "tools" and self.native)]
+        order = [s for s in order if s.message == "system"] + [s for s in order if s.message != "system"]
+        end = next((i for i, s in enumerate(order) if s.stability != "stable"), len(order))
+        if 0 < end < len(order):
+            first, prev = order[end], order[end - 1]
+            if first.message != "system" and prev.message == first.message and first.kind != "history":
+                return first.id
+        return None
 
     def _role_key(self, p: Placed) -> str:
         """Which container a section opens or joins (for cost estimates while filling)."""
@@ -143,6 +156,8 @@ class Fitter:
             return "tools"
         if self.wire.system_first and p.spec.message == "system":
             return "system" if not self.wire.system_blocks or p.spec.id in self.stable_head else "system+"
+        if self.split_at is not None and p.spec.id == self.split_at:
+            return p.spec.message + "+"
         return p.spec.message
 
     def declarations(self, placed: list[Placed]) -> list[dict]:
@@ -173,7 +188,7 @@ class Fitter:
                     role, _ = turn_content(p.cand.items[i], p.spec.id, i, p.spec.path)  # type: ignore[index]
                     containers.append(Container(role, [], turn=p.cand.items[i], turn_of=p))  # type: ignore[index]
                 continue
-            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message:
+            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message and p.spec.id != self.split_at:
                 containers[-1].placed.append(p)
             else:
                 containers.append(Container(p.spec.message, [p]))
