@@ -164,7 +164,8 @@ SECTION = s(
     "object",
     "Section",
     "One block of the prompt. Give exactly one source: `text`, `template`, `each` (with "
-    "`template` per item), `constraints`, `output`, `fragment`, `history` or `tools`.",
+    "`template` per item), `constraints`, `output`, `fragment`, `history` or `tools` (and/or "
+    "`declare`).",
     additionalProperties=False,
     required=["id"],
     properties={
@@ -245,6 +246,25 @@ SECTION = s(
             "parameters}` where parameters is a JSON Schema. Inlined as text or sent natively "
             "(see the role's `tool_mode`).",
             pattern=PATH_PATTERN,
+        ),
+        "declare": s(
+            "array",
+            "Declared tools",
+            "Static tool declarations of a tools section, sent before the state's tools (a section "
+            "may have `declare`, `tools` or both). Each parameters schema is checked at compile time.",
+            minItems=1,
+            items=s(
+                "object",
+                "Tool declaration",
+                "One tool: name, description and a JSON Schema (type object) of its arguments.",
+                additionalProperties=False,
+                required=["name", "parameters"],
+                properties={
+                    "name": s("string", "Name", "1-64 letters, digits, `_` or `-`.", pattern=r"^[A-Za-z0-9_-]{1,64}$"),
+                    "description": s("string", "Description", "What the tool does (sent to the model)."),
+                    "parameters": s("object", "Parameters", "JSON Schema (draft 2020-12) of the arguments; `type: object` at the top."),
+                },
+            ),
         ),
         "priority": s("integer", "Priority", "Higher survives longer: when over budget, the lowest priority is trimmed first (default 50; ties trim the later section first).", minimum=-1000000, maximum=1000000),
         "trim": s(

@@ -48,6 +48,11 @@ SECTION = _s(
         "order_desc": _s("boolean"),
         "keep": _s("string", enum=["first", "last"]),
         "step": _s("integer", minimum=1),
+        "declared": _s(
+            "array",
+            "Tools sections: static tool declarations (sent before the state's).",
+            items=_s("object", required=["name", "parameters"], properties={"name": _s("string"), "description": _s("string"), "parameters": _s("object")}),
+        ),
         "rules": _s(
             "array",
             items=_s(
@@ -106,7 +111,10 @@ BUNDLE = {
         "cache": _s("boolean"),
         "inputs": _s("object", "JSON Schema of the render state."),
         "sections": _s("array", items=SECTION),
-        "output": {"type": ["object", "null"]},
+        "output": {
+            "type": ["object", "null"],
+            "description": "The output contract: id, style, schema, instructions, return_tool, checks, native (provider forms of the schema), origin.",
+        },
         "lazy_paths": _s("array", items=_s("array", items=_s("string"))),
         "events": _s("array", items=_s("object")),
         "sources": _s(

@@ -72,7 +72,8 @@ class Section:
     - static: `text` (the body; the title line is placed separately) with `tokens`
       counted at compile time;
     - template: `template` rendered with the state;
-    - each / tools / history: `template` rendered per item of the list at `path`;
+    - each / tools / history: `template` rendered per item of the list at `path`
+      (tools: the static `declared` tools come first, then the state's);
     - rules: `rules`, lines kept when their condition holds.
     """
 
@@ -95,6 +96,7 @@ class Section:
     order_desc: bool = True
     keep: str = "first"
     step: int = 1
+    declared: tuple[dict, ...] = ()  # tools: static declarations {name, description, parameters}
     rules: tuple[RuleLine, ...] = ()
     truncate_keep: str = "head"
     truncate_marker: str = "[…truncated]"
@@ -114,6 +116,7 @@ class Contract:
     instructions: str
     return_tool: dict | None = None
     checks: tuple[dict, ...] = ()
+    native: dict | None = None  # provider forms of the schema: openai_strict (None: not expressible), gemini
     origin: Origin | None = None
 
 
@@ -245,6 +248,7 @@ def role_from_dict(data: Any, where: str = "bundle") -> RoleBundle:
             s = dict(raw)
             s["path"] = tuple(s.get("path", ()))
             s["order_by"] = tuple(s.get("order_by", ()))
+            s["declared"] = tuple(s.get("declared", ()))
             s["plan"] = _tuple(s["plan"]) if s.get("plan") is not None else None
             s["rules"] = tuple(_build(RuleLine, r, f"{where}.sections[{i}].rules") for r in s.get("rules", ()))
             if s.get("origin") is not None:
@@ -274,6 +278,8 @@ def _check_section(s: Section, where: str) -> None:
         raise BuildError(f"{where}: unknown message {s.message!r} or stability {s.stability!r}")
     if s.kind == "static" and s.text is None:
         raise BuildError(f"{where}: static section without text")
+    if s.kind == "tools" and (not s.path and not s.declared):
+        raise BuildError(f"{where}: tools section without a state path or declared tools")
     if s.kind in ("template", "each", "tools", "history") and s.template is None:
         raise BuildError(f"{where}: {s.kind} section without template")
 

@@ -152,6 +152,8 @@ def render(role: str, state_file: str | None, budget: int | None, fmt: str, prov
         if provider is not None and provider != fmt:
             raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
         provider = fmt
+    if fmt == "text" and provider is None:
+        provider = "text"  # the text renderer's payload; --provider X --format text shows X's fit as text
     runtime = _runtime(project, build)
     req = runtime.render(role, state, budget=budget, provider=provider, event=event)
     if fmt == "pretty":

@@ -81,10 +81,13 @@ CODES: dict[str, Code] = {
     "PM608": Code("invalid-tag-name", "error", "a fragment's name cannot form an XML tag"),
     "PM609": Code("condition-invalid", "error", "a condition is malformed (unknown operator or wrong value type)"),
     "PM610": Code("cache-breaking-section", "warning", "a dynamic section sits where it breaks the cacheable stable prefix"),
+    "PM611": Code("cache-breaking-system-section", "warning", "a dynamic section placed in the system message comes before stable content of other messages"),
     # output contracts and tools
     "PM701": Code("invalid-json-schema", "error", "an embedded JSON Schema (inputs, reply schema, tool parameters) is not valid"),
     "PM702": Code("output-not-rendered", "warning", "the role has an output contract whose instructions no section renders"),
     "PM703": Code("contract-check-invalid", "error", "an output contract check refers to fields the reply schema does not have"),
+    "PM704": Code("contract-not-object", "error", "a native or return_call contract's reply schema is not a JSON object"),
+    "PM705": Code("provider-schema-lossy", "warning", "a provider cannot express part of a native contract's schema (OpenAI strict mode off, or a keyword left out for Gemini)"),
     # runtime
     "PM801": Code("build-invalid", "error", "the build folder is missing, corrupt, or from an incompatible version"),
     "PM802": Code("unknown-role", "error", "the build has no role with that id"),
@@ -97,11 +100,13 @@ CODES: dict[str, Code] = {
     "PM831": Code("budget-invalid", "error", "a render-time budget is zero, negative, or not an integer"),
     "PM840": Code("unknown-provider", "error", "a provider name that does not exist"),
     "PM841": Code("provider-mismatch", "error", "a request fitted for one provider was rendered for another"),
+    "PM842": Code("provider-cannot-express", "error", "the fitted request has a shape the provider's API cannot accept (e.g. no user message)"),
     "PM850": Code("tokenizer-data", "error", "tokenizer data is missing or failed its integrity check"),
     "PM860": Code("reply-not-json", "error", "a model reply holds no parseable JSON"),
     "PM861": Code("reply-invalid", "error", "a model reply does not match the output contract"),
     "PM862": Code("reply-too-large", "error", "a model reply exceeds the size limit"),
     "PM863": Code("reply-check-failed", "error", "a model reply fails a contract check that needs the render state"),
+    "PM864": Code("reply-no-contract", "error", "parse_reply was called for a role that has no output contract"),
 }
 
 

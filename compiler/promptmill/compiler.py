@@ -20,17 +20,18 @@ from typing import Any
 from . import __version__, conditions
 from .budgets import effective_budget
 from .bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
+from .cachelint import cache_lint
 from .condlint import lint_conditions
 from .constraints import compile_rules
 from .context import tag_diagnostic, wrapped_text
-from .contracts import compile_contract
+from .contracts import compile_contract, native_fallback
 from .counting import Counter
 from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
 from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef
-from .placement import cache_lint, infer_messages
+from .placement import infer_messages
 from .plans import build_plan
 from .project import Project
 from .resolve import ComposedRole, Index
@@ -182,7 +183,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         kind = source
         item_name = data.get("as", {"each": "item", "history": "turn", "tools": "tool"}[source])
         template = data.get("template", DEFAULT_TEMPLATES.get(source, ""))
-        if not _array_schema(ctx, s, source):
+        if source in data and not _array_schema(ctx, s, source):
             return None
         ok, _ = _check(ctx, s, template, extra=(item_name,))
         if not ok:
@@ -193,7 +194,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         base.update(
             template=template,
             plan=build_plan(template),
-            path=tuple(data[source].split(".")),
+            path=tuple(data[source].split(".")) if source in data else (),
+            declared=tuple(dict(t) for t in data.get("declare", ())),
             item_name=item_name,
             item_separator=data.get("item_separator", "\n"),
             order_by=tuple(order_by["key"].split(".")) if order_by else (),
@@ -241,14 +243,16 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
             return None
         # the body only: the fitter places the title line itself (title_tokens)
         base.update(text=static_text, tokens=ctx.counter.count(static_text))
-    dynamic = kind != "static" or when is not None
+    # provider conditions do not change between the turns of a conversation
+    dynamic = (kind != "static" and source in data) or (when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when)))
     declared = data.get("stability")
     if declared == "stable" and dynamic:
         ctx.diags.append(
             Diagnostic.at(s.pos("stability"), "PM201", f"section '{s.id}' depends on the render state and cannot be declared stable")
         )
     stability = declared or ("dynamic" if dynamic else "stable")
-    trim = data.get("trim") or ("never" if kind == "static" and when is None else "items" if kind in ITEM_SOURCES else "drop")
+    fixed = (kind == "static" or not dynamic) and when is None  # stable content is never trimmed by default
+    trim = data.get("trim") or ("never" if fixed else "items" if kind in ITEM_SOURCES else "drop")
     return Section(kind=kind, trim=trim, message=data.get("message", ""), stability=stability, **base)
 
 
@@ -346,13 +350,15 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         compiled = _section(ctx, s, contract_text)
         if compiled is not None:
             sections.append(compiled)
+        if s.source == "output" and contract is not None and contract.style == "native":
+            sections.append(native_fallback(found, contract, ctx.counter, _origin(ctx, s), s.id, s.get("when")))
     body_end = len(sections)
     sections += [_context_section(ctx, e, taken) for e in post]
     sections = infer_messages(sections, body_start, body_end)
 
     if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
         diags.append(Diagnostic.at(role.pos("id"), "PM702", f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions"))
-    cache_lint(sections, role, diags)
+    diags.extend(cache_lint(sections, role.pos("id")))
     if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
         _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
     if not role.abstract:

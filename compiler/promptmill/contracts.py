@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .bundle import Contract, Origin
+from .bundle import Contract, Origin, Section
 from .diagnostics import Diagnostic
 from .model import OutputContract
 
@@ -99,6 +99,15 @@ def instructions(contract: OutputContract, style: str, schema: dict, tool_name: 
     """The prose a role's `output: true` section renders."""
     intro = (contract.get("instructions") or "").strip()
     parts = [intro] if intro else []
+    fmt = format_text(contract, style, schema, tool_name)
+    if fmt:
+        parts.append(fmt)
+    return "\n\n".join(parts)
+
+
+def format_text(contract: OutputContract, style: str, schema: dict, tool_name: str) -> str:
+    """The part of the instructions that describes the reply's format ("" for native)."""
+    parts: list[str] = []
     fields = _fields(contract, schema)
     if style == "returns":
         lines = ["<returns>"]
@@ -183,6 +192,21 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
                     f"check '{check['check']}' needs: {', '.join(missing)}",
                 )
             )
+    native = None
+    if style in ("native", "return_call") and not (isinstance(schema, dict) and schema.get("type") == "object"):
+        diags.append(
+            Diagnostic.at(
+                contract.pos("schema") if "schema" in contract.data else contract.pos("id"),
+                "PM704",
+                f"output contract '{contract.id}' has style {style}: its reply schema must be a JSON object "
+                "(type: object at the top), because tool arguments and structured outputs are objects",
+                hint="wrap the reply in an object, e.g. {type: object, properties: {items: <your schema>}}, or use style json",
+            )
+        )
+    elif style == "native":
+        native, lossy = _native_forms(schema)
+        for provider, path, problem in lossy:
+            diags.append(Diagnostic.at(contract.pos("schema") if "schema" in contract.data else contract.pos("id"), "PM705", f"output contract '{contract.id}', {provider}: {path}: {problem}", hint=_LOSSY_HINTS[provider]))
     p = contract.pos("id")
     bundle = Contract(
         id=contract.id,
@@ -191,6 +215,35 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
         instructions=instructions(contract, style, schema, tool["name"]),
         return_tool=tool,
         checks=tuple(checks),
+        native=native,
         origin=Origin(contract.source_file, p.line, p.col, contract.id),
     )
     return bundle, diags
+
+
+_LOSSY_HINTS = {
+    "openai": "OpenAI requests send this schema with strict: false (replies are still checked by parse_reply)",
+    "gemini": "the keyword is left out of Gemini's response_schema (replies are still checked by parse_reply)",
+}
+
+
+def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
+    from .schemaconv import gemini_schema, openai_strict
+
+    strict, strict_problems = openai_strict(schema)
+    gemini, gemini_problems = gemini_schema(schema)
+    lossy = [("openai", p, m) for p, m in strict_problems] + [("gemini", p, m) for p, m in gemini_problems]
+    return {"openai_strict": None if strict_problems else strict, "gemini": gemini}, lossy
+
+
+def native_fallback(model: OutputContract, contract: Contract, counter, origin: Origin, section_id: str, when: dict | None) -> Section:
+    """For a native contract: the JSON format description, shown only on text and live wires
+    (they have no structured-output field). Placed right after the role's output section."""
+    text = format_text(model, "json", contract.schema, (contract.return_tool or {}).get("name", DEFAULT_TOOL))
+    cond: dict = {"path": "provider", "op": "in", "value": ["text", "live"]}
+    if when is not None:
+        cond = {"all": [when, cond]}
+    return Section(
+        id=f"{section_id}.json", kind="static", priority=50, trim="never", message="user", stability="stable",
+        text=text, tokens=counter.count(text), when=cond, origin=origin,
+    )

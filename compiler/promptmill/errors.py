@@ -127,9 +127,11 @@ class ReplyError(PromptmillError):
         *,
         code: str | None = None,
         contract: str | None = None,
+        instruction: str | None = None,
     ):
         self.errors = tuple(errors)
         self.contract = contract
+        self.instruction = instruction
         detail = message
         if self.errors:
             detail += ":\n  " + "\n  ".join(f"{p}: {m}" for p, m in self.errors[:20])
@@ -137,9 +139,12 @@ class ReplyError(PromptmillError):
         self.summary = message
 
     def repair_message(self) -> str:
+        """A message to send back to the model: what was wrong, where, and how to answer."""
         lines = [f"Your previous reply could not be used: {self.summary}."]
         if self.errors:
             lines.append("Problems:")
             lines.extend(f"- {p}: {m}" for p, m in self.errors[:20])
-        lines.append("Reply again with only the corrected result, in the required format.")
+            if len(self.errors) > 20:
+                lines.append(f"- ... and {len(self.errors) - 20} more")
+        lines.append(self.instruction or "Reply again with only the corrected result, in the required format.")
         return "\n".join(lines)

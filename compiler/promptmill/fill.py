@@ -107,7 +107,7 @@ class PreparedRole:
         ctx.update(state)
         return ctx
 
-    def render(self, section: Section, ctx: Mapping[str, Any], item: Any = MISSING, index: int = -1) -> str:
+    def render(self, section: Section, ctx: Mapping[str, Any], item: Any = MISSING, where: Any = None) -> str:
         """Fill a section's template (per item when `item` is given)."""
         if section.plan is not None:
             if item is MISSING:
@@ -123,8 +123,8 @@ class PreparedRole:
         try:
             return render(self.templates[section.id], ctx)
         except RenderError as exc:
-            where = f"section '{section.id}'" + (f", {state_path((*section.path, index))}" if index >= 0 else "")
-            raise RenderError(f"{where}: {exc.message}", code=exc.code) from exc
+            place = f"section '{section.id}'" + (f", {where()}" if where is not None else "")
+            raise RenderError(f"{place}: {exc.message}", code=exc.code) from exc
 
 
 @dataclass
@@ -138,6 +138,13 @@ class Candidate:
     order: list[int] | None = None  # item indices in the order they are offered to the budget
     rendered: dict[int, str] = field(default_factory=dict)
     units: dict[int, str] = field(default_factory=dict)  # rendered text + item separator, counted as one piece
+    declared: int = 0  # tools: items before this index are the section's static declarations
+
+    def item_where(self, i: int) -> str:
+        """Where item `i` comes from: its state path, or the section's `declare` list."""
+        if i < self.declared:
+            return f"declare[{i}]"
+        return state_path((*self.spec.path, i - self.declared))
 
 
 def make_candidate(
@@ -146,14 +153,17 @@ def make_candidate(
     """Render a non-list section now; for lists, read the items and their order only."""
     cand = Candidate(spec, index)
     if spec.kind == "static":
-        cand.body = spec.text or ""
+        cand.body = spec.text or ""  # the body only: pieces() places the title line
     elif spec.kind == "template":
         cand.body = strip_text(prepared.render(spec, ctx))
     elif spec.kind == "rules":
         included = [line.is_title or conditions.evaluate(line.when, cond_ctx) for line in spec.rules]
         cand.body = assemble_rules(spec.rules, included)
     else:
-        items = lookup_list(state, spec.path, spec.id) or []
+        items = (lookup_list(state, spec.path, spec.id) or []) if spec.path else []
+        if spec.declared:
+            items = [*spec.declared, *items]
+            cand.declared = len(spec.declared)
         cand.items = items
         cand.order = item_order(spec, items)
     return cand
@@ -181,9 +191,18 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
     """Item `i`, validated first when its list is validated lazily."""
     spec = cand.spec
     item = cand.items[i]  # type: ignore[index]
+    if i < cand.declared:
+        return item
     validator = prepared.validator
     if validator is not None and spec.path in prepared.bundle.lazy_paths and not validator.item_valid(spec.path, item):
-        raise StateError("", validator.item_errors(spec.path, i, item))
+        raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
+    if spec.kind == "tools":
+        from .tooldecl import problems
+
+        found = problems(item)
+        if found:
+            where = cand.item_where(i)
+            raise StateError("", [(where + sub, message) for sub, message in found])
     return item
 
 
@@ -211,7 +230,7 @@ def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[st
         return text
     spec = cand.spec
     item = check_item(prepared, cand, i)
-    text = strip_text(prepared.render(spec, ctx, item, i))
+    text = strip_text(prepared.render(spec, ctx, item, lambda: cand.item_where(i)))
     cand.rendered[i] = text
     cand.units[i] = text + spec.item_separator
     return text

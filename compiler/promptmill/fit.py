@@ -14,6 +14,11 @@
 Kept items stay in their original order; empty sections vanish with their
 title; nothing inside the stable prefix is altered by trimming because stable
 sections are never trimmed by default and trimming only removes whole units.
+
+With `tool_mode: native` on a chat wire, a tools section is not message text:
+each kept tool costs its declaration as the provider sees it, and the payload
+carries the declarations (`promptmill.tooldecl` holds the counting model). The
+structured-return tool and a native contract's schema are fixed costs.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import tooldecl
 from .errors import BudgetError, StateError
 from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
 from .wire import Wire
@@ -112,20 +118,72 @@ class Fitter:
         self.sep = prepared.bundle.separator
         self.sep_cost = self.counter.count(self.sep)
         self.seq = 0
+        bundle = prepared.bundle
+        self.native = bundle.tool_mode == "native" and not wire.single
+        self.extra_tools = tooldecl.extra_tools(bundle.output, wire.name, bundle.tool_mode)
+        self.forced = tooldecl.forced_tool(bundle.output, wire.name) is not None
+        self.output_cost = 0 if wire.single else tooldecl.output_tokens(self.counter, wire.name, bundle.output)
+        head: set[str] = set()
+        for spec in bundle.sections:
+            if spec.message == "system":
+                if spec.stability != "stable":
+                    break
+                head.add(spec.id)
+        self.stable_head = head  # system sections of the leading stable block (system_blocks wires)
+        self.split_at = self._stable_split(bundle.sections) if wire.system_blocks else None
 
     # -- layout -----------------------------------------------------------
     def _chat_turns(self, placed: Placed) -> bool:
         return placed.spec.kind == "history" and self.wire.history_messages
 
+    def _native(self, placed: Placed) -> bool:
+        return placed.spec.kind == "tools" and self.native
+
+    def _stable_split(self, sections) -> str | None:
+        """The section that ends the stable prefix inside a message, on block-based wires:
+        it starts a block of its own so the cache breakpoint can sit right before it."""
+        order = [s for s in sections if not (s.kind == "tools" and self.native)]
+        order = [s for s in order if s.message == "system"] + [s for s in order if s.message != "system"]
+        end = next((i for i, s in enumerate(order) if s.stability != "stable"), len(order))
+        if 0 < end < len(order):
+            first, prev = order[end], order[end - 1]
+            if first.message != "system" and prev.message == first.message and first.kind != "history":
+                return first.id
+        return None
+
+    def _role_key(self, p: Placed) -> str:
+        """Which container a section opens or joins (for cost estimates while filling)."""
+        if self.wire.single:
+            return "text"
+        if self._native(p):
+            return "tools"
+        if self.wire.system_first and p.spec.message == "system":
+            return "system" if not self.wire.system_blocks or p.spec.id in self.stable_head else "system+"
+        if self.split_at is not None and p.spec.id == self.split_at:
+            return p.spec.message + "+"
+        return p.spec.message
+
+    def declarations(self, placed: list[Placed]) -> list[dict]:
+        """Native tool declarations of the kept tools, sections in order, items in their order."""
+        out = []
+        for p in placed:
+            if p.present and self._native(p):
+                out.extend(tooldecl.normalize(p.cand.items[i]) for i in sorted(p.kept))  # type: ignore[index]
+        return out
+
     def layout(self, placed: list[Placed]) -> list[Container]:
-        kept = [p for p in placed if p.present]
+        kept = [p for p in placed if p.present and not self._native(p)]
         if self.wire.single:
             return [Container("text", kept)] if kept else []
         containers: list[Container] = []
         if self.wire.system_first:
             system = [p for p in kept if p.spec.message == "system"]
-            if system:
-                containers.append(Container("system", system))
+            split = len(system)
+            if self.wire.system_blocks:
+                split = next((i for i, p in enumerate(system) if p.spec.stability != "stable"), len(system))
+            for block in (system[:split], system[split:]):
+                if block:
+                    containers.append(Container("system", block))
             kept = [p for p in kept if p.spec.message != "system"]
         for p in kept:
             if self._chat_turns(p):
@@ -133,7 +191,7 @@ class Fitter:
                     role, _ = turn_content(p.cand.items[i], p.spec.id, i, p.spec.path)  # type: ignore[index]
                     containers.append(Container(role, [], turn=p.cand.items[i], turn_of=p))  # type: ignore[index]
                 continue
-            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message:
+            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message and p.spec.id != self.split_at:
                 containers[-1].placed.append(p)
             else:
                 containers.append(Container(p.spec.message, [p]))
@@ -156,17 +214,25 @@ class Fitter:
         for c in containers:
             c.tokens = count_parts(self.container_parts(c))
             total += self.wire.message_overhead + c.tokens
+        if not self.wire.single:
+            decls = self.declarations(placed) + self.extra_tools
+            total += tooldecl.tools_tokens(self.counter, self.wire.name, decls, self.forced) + self.output_cost
         return total, containers
 
     # -- costs ------------------------------------------------------------
     def _open_cost(self, p: Placed, open_roles: set[str]) -> int:
-        role = "text" if self.wire.single else ("system" if self.wire.system_first and p.spec.message == "system" else p.spec.message)
+        role = self._role_key(p)
+        if role == "tools":
+            opened = role in open_roles or self.extra_tools
+            return 0 if opened else tooldecl.frame_cost(self.counter, self.wire.name, self.forced)
         title = p.spec.title_tokens if p.spec.title else 0
         if role in open_roles:
             return title + self.sep_cost
         return title + self.wire.message_overhead
 
-    def _item_cost(self, p: Placed, i: int) -> int:
+    def _item_cost(self, p: Placed, i: int, text: str) -> int:
+        if self._native(p):
+            return tooldecl.item_cost(self.counter, self.wire.name, text)
         if self._chat_turns(p):
             return self.counter.count(p.cand.rendered[i]) + self.wire.message_overhead
         return self.counter.count(p.cand.units[i])
@@ -177,16 +243,19 @@ class Fitter:
         spec = p.spec
         fits_all = True
         chat_turns = self._chat_turns(p)
+        native = self._native(p)
         for i in cand.order or ():
             if chat_turns:
                 _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
                 cand.rendered[i] = cand.units[i] = text
+            elif native:
+                text = tooldecl.counted_text(self.wire.name, tooldecl.normalize(check_item(self.p, cand, i)))
             else:
                 text = render_item(self.p, cand, i, self.ctx)
             p.offered += 1
             if not text.strip():
                 continue
-            cost = self._item_cost(p, i) + (0 if p.kept else self._open_cost(p, open_roles))
+            cost = self._item_cost(p, i, text) + (0 if p.kept else self._open_cost(p, open_roles))
             if must or used + cost <= self.budget:
                 p.kept.append(i)
                 used += cost
@@ -209,8 +278,7 @@ class Fitter:
         else:
             p.status = "kept"
         if p.kept:
-            role = "text" if self.wire.single else p.spec.message
-            open_roles.add("system" if self.wire.system_first and role == "system" else role)
+            open_roles.add(self._role_key(p))
         return used, fits_all
 
     def _truncate(self, p: Placed, room: int) -> bool:
@@ -245,7 +313,9 @@ class Fitter:
                 p.status, p.reason = "empty", "rendered empty"
         used, _ = self.exact_total(placed)
         if used > self.budget:
-            counts = ", ".join(f"{p.spec.id} ({self.counter.count_parts(p.pieces())} tokens)" for p in never if p.present)
+            counts = ", ".join(f"{p.spec.id} ({self._tokens(p)} tokens)" for p in never if p.present)
+            if self.extra_tools or self.output_cost:
+                counts += f", and the structured-output declaration of contract '{self.p.bundle.output.id}'"  # type: ignore[union-attr]
             raise BudgetError(
                 f"sections that are never trimmed need {used} tokens, over the budget of {self.budget}: {counts}",
                 code="PM830",
@@ -253,8 +323,7 @@ class Fitter:
             )
         for p in never:
             if p.present:
-                role = "text" if self.wire.single else p.spec.message
-                open_roles.add("system" if self.wire.system_first and role == "system" else role)
+                open_roles.add(self._role_key(p))
         exhausted = False
         for p in rest:
             if exhausted:
@@ -283,8 +352,7 @@ class Fitter:
             self.seq += 1
             p.order_key = self.seq
             used += cost
-            role = "text" if self.wire.single else p.spec.message
-            open_roles.add("system" if self.wire.system_first and role == "system" else role)
+            open_roles.add(self._role_key(p))
             if p.status == "truncated":
                 exhausted = True
         total, containers = self.exact_total(placed)
@@ -292,6 +360,12 @@ class Fitter:
             self._remove_last(rest)
             total, containers = self.exact_total(placed)
         return FitResult(placed, containers, total, self.budget)
+
+    def _tokens(self, p: Placed) -> int:
+        """Tokens of one placed section alone (native tools: their declarations)."""
+        if self._native(p):
+            return tooldecl.tools_tokens(self.counter, self.wire.name, self.declarations([p]), self.forced)
+        return self.counter.count_parts(p.pieces())
 
     def _remove_last(self, rest: list[Placed]) -> None:
         """Undo the most recently added unit (an estimate was short)."""
@@ -301,6 +375,12 @@ class Fitter:
         last = max(candidates, key=lambda p: p.order_key)
         if last.is_list and len(last.kept) > 1:
             last.kept.pop()
+            step = last.spec.step if last.spec.kind == "history" else 1
+            while step > 1 and last.kept and min(last.kept) % step:
+                last.kept.pop()  # keep the oldest kept turn on a multiple of `step`
+            if not last.kept:
+                last.status, last.reason = "dropped", "does not fit the budget left"
+                return
             last.status, last.reason = "trimmed", f"kept {len(last.kept)} of {len(last.cand.items or ())} items"
         else:
             last.kept = []

@@ -144,6 +144,8 @@ def _section(doc: Document, path: tuple, data: dict, in_child: bool) -> tuple[Se
     # `template` is the per-item template of each/history/tools, not a source of its own there
     if "template" in present and any(k in data for k in ITEM_SOURCES):
         present.remove("template")
+    if "declare" in data and not present:
+        present.append("tools")  # a tools section of static declarations only
     sid = data["id"]
     source = present[0] if present else None
     if len(present) > 1:
@@ -183,7 +185,28 @@ def _section(doc: Document, path: tuple, data: dict, in_child: bool) -> tuple[Se
         diags.append(Diagnostic.at(doc.pos(path + ("wrap",)), "PM201", f"section '{sid}': 'wrap' applies only to fragment sections"))
     if "when" in data:
         diags.extend(condition_diagnostics(doc, path + ("when",), data["when"]))
+    if "declare" in data:
+        if source != "tools":
+            diags.append(Diagnostic.at(doc.pos(path + ("declare",)), "PM201", f"section '{sid}': 'declare' applies only to tools sections"))
+        diags.extend(_tool_diagnostics(doc, path + ("declare",), data["declare"]))
     return SectionDef(doc, path, sid, source, data), diags
+
+
+def _tool_diagnostics(doc: Document, path: tuple, tools: list) -> list[Diagnostic]:
+    """Declared tools: unique names, parameters a valid JSON Schema of an object (PM701)."""
+    out = []
+    seen: set[str] = set()
+    for i, tool in enumerate(tools):
+        name = tool.get("name")
+        if name in seen:
+            out.append(Diagnostic.at(doc.pos(path + (i, "name")), "PM201", f"tool '{name}' is declared twice in this section"))
+        seen.add(name)
+        params = tool.get("parameters")
+        where = path + (i, "parameters")
+        if isinstance(params, dict) and params.get("type") != "object":
+            out.append(Diagnostic.at(doc.pos(where), "PM701", f"parameters of tool '{name}' must be a JSON Schema with type: object at the top"))
+        out.extend(_schema_diagnostics(doc, where, params, f"parameters of tool '{name}'"))
+    return out
 
 
 def _normalise_outputs(outputs: Any) -> tuple[dict, ...]:

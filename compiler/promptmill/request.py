@@ -1,11 +1,13 @@
 """PromptRequest: one fitted prompt, provider-neutral, ready to render.
 
-Parts are kept apart by stability: stable sections (the cacheable prefix and
-tool declarations), semi-stable ones (memory, summaries) and dynamic ones
-(history, current input). `messages` is the exact layout the budget was
-counted on for `provider`; `to_payload()` and the `to_<provider>()` methods
-turn it into a plain dict for that provider's SDK. `report()` explains what was
-kept and trimmed, and why.
+Parts are kept apart by stability (`parts`): stable sections (system
+instruction, tool declarations: the cacheable prefix), semi-stable ones
+(context summary, memory) and dynamic ones (history, current input, runtime
+context, attachment metadata). `messages` is the exact layout the budget was
+counted on for `provider`, `tools` the native tool declarations sent beside it;
+`to_payload()` and the `to_<provider>()` methods turn it into a plain dict for
+that provider's SDK. `parse_reply()` checks a model reply against the output
+contract. `report()` explains what was kept and trimmed, and why.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class RenderedSection:
     @cached_property
     def tokens(self) -> int:
         """Tokens of `text` on its own (the prompt total also counts joins and overhead)."""
-        return self._count(self.text) if self._count is not None and self.text else 0
+        return self._count(self.text) if self._count is not None and self.present else 0
 
     def as_dict(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
@@ -86,7 +88,7 @@ class PromptRequest:
     separator: str
     sections: tuple[RenderedSection, ...]
     messages: tuple[Message, ...]
-    tools: tuple[dict, ...] = ()
+    tools: tuple[dict, ...] = ()  # native declarations {name, description, parameters} (tool_mode native, chat wires)
     tool_mode: str = "inline"
     cache: bool = True
     output: Contract | None = None
@@ -96,7 +98,16 @@ class PromptRequest:
     @property
     def text(self) -> str:
         """The prompt as one text: present sections in order, joined by the separator."""
-        return self.separator.join(s.text for s in self.sections if s.present)
+        return self.separator.join(s.text for s in self.sections if s.present and s.text)
+
+    @property
+    def parts(self) -> dict[str, tuple[RenderedSection, ...]]:
+        """Present sections by stability: `stable`, `semi` and `dynamic` (native tools sit in
+        `tools`, which is stable when its section is)."""
+        out: dict[str, tuple[RenderedSection, ...]] = {}
+        for key in ("stable", "semi", "dynamic"):
+            out[key] = tuple(s for s in self.sections if s.present and s.stability == key)
+        return out
 
     @property
     def system(self) -> str:
@@ -122,40 +133,49 @@ class PromptRequest:
         return getattr(self, f"to_{self.provider}")()
 
     def to_text(self) -> dict:
+        """`{"prompt": str}`: the prompt as one string."""
         self._check_provider("text")
         from .renderers import text
 
         return text.render(self)
 
     def to_live(self) -> dict:
+        """`{"instructions": str}`: one flat instruction string for live/voice sessions."""
         self._check_provider("live")
         from .renderers import live
 
         return live.render(self)
 
     def to_openai(self) -> dict:
+        """keyword arguments of OpenAI `chat.completions.create` (add `model`)."""
         self._check_provider("openai")
         from .renderers import openai
 
         return openai.render(self)
 
     def to_anthropic(self) -> dict:
+        """keyword arguments of Anthropic `messages.create` (add `model`)."""
         self._check_provider("anthropic")
         from .renderers import anthropic
 
         return anthropic.render(self)
 
     def to_gemini(self) -> dict:
+        """the Gemini `generateContent` body (`renderers.gemini.genai_kwargs` adapts it to google-genai)."""
         self._check_provider("gemini")
         from .renderers import gemini
 
         return gemini.render(self)
 
-    def parse_reply(self, reply: str) -> Any:
-        """Data of a model reply checked against the role's output contract (see promptmill.reply)."""
+    def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
+        """Data of a model reply checked against the role's output contract (see promptmill.reply).
+
+        `reply` is the reply text, or the arguments of a structured-return tool call as a
+        dict (Anthropic `tool_use.input`) or JSON text (OpenAI `tool_call.function.arguments`).
+        Raises `ReplyError` (PM860-PM864) with `repair_message()` for the model."""
         from .reply import parse_reply
 
-        return parse_reply(self, reply)
+        return parse_reply(self, reply, state=state)
 
     def report(self) -> str:
         """A human-readable account of the render: totals, then one line per section."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import tooldecl
 from .bundle import Section
 from .fill import PreparedRole
 from .fit import FitResult, Fitter, Placed
@@ -16,10 +17,10 @@ def _origin(spec: Section) -> str | None:
     return str(spec.origin) if spec.origin is not None else None
 
 
-def _section(p: Placed, counter) -> RenderedSection:
+def _section(p: Placed, counter, native: bool = False, wire: str = "") -> RenderedSection:
     spec = p.spec
     present = p.present
-    text = p.text() if present else ""
+    text = p.text() if present and not native else ""
     items_total = len(p.cand.items) if p.cand.items is not None else None
     kept = tuple(sorted(p.kept)) if items_total is not None else ()
     kept_set = set(kept)
@@ -40,8 +41,14 @@ def _section(p: Placed, counter) -> RenderedSection:
         items_counted=p.offered,
         fragment=spec.fragment,
         origin=_origin(spec),
-        _count=counter.count,
+        _count=(lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces())),
     )
+
+
+def _native_tokens(p: Placed, counter, wire: str) -> int:
+    """Tokens of a native tools section's declarations as counted alone (no frame, no pad)."""
+    items = p.cand.items or []
+    return sum(counter.count(tooldecl.counted_text(wire, tooldecl.normalize(items[i]))) for i in p.kept)
 
 
 def _skipped(spec: Section) -> RenderedSection:
@@ -72,7 +79,8 @@ def summarize(
         if spec.id in skipped_ids:
             sections.append(_skipped(spec))
         else:
-            sections.append(_section(by_id[spec.id], counter))
+            placed = by_id[spec.id]
+            sections.append(_section(placed, counter, fitter._native(placed), wire.name))
     messages = []
     for c in result.containers:
         parts = fitter.container_parts(c)
@@ -80,12 +88,14 @@ def summarize(
         stable = c.turn is None and all(p.spec.stability == "stable" for p in c.placed)
         messages.append(Message(c.role, "".join(parts), c.tokens, ids, stable=stable, turn=c.turn is not None))
     events = _events(bundle, sections, messages, counter)
+    tools = fitter.declarations(result.placed)
+    estimated = bool(tools or fitter.extra_tools or fitter.output_cost)
     b = bundle.budget
     return PromptRequest(
         role=bundle.id,
         provider=wire.name,
         tokenizer=bundle.tokenizer,
-        exact=counter.tokenizer.exact and not wire.estimate,
+        exact=counter.tokenizer.exact and not wire.estimate and not estimated,
         tokens=result.tokens,
         budget=limit,
         max_tokens=b.max_tokens,
@@ -95,6 +105,7 @@ def summarize(
         separator=bundle.separator,
         sections=tuple(sections),
         messages=tuple(messages),
+        tools=tuple(tools),
         tool_mode=bundle.tool_mode,
         cache=bundle.cache,
         output=bundle.output,

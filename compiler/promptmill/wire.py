@@ -4,7 +4,9 @@ The budget is counted on what is sent. For plain text that is the text. For
 chat providers the sections are grouped into messages (consecutive sections
 with the same message role share one message; history turns are messages of
 their own) and each message costs its content plus a fixed overhead. The
-numbers and their accuracy are documented in the README ("Counting model").
+numbers and their accuracy are documented in docs/providers.md ("Counting
+model"); native tool declarations and structured-output schemas are counted by
+`promptmill.tooldecl`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ class Wire:
     message_overhead: int = 0  # tokens per message (role markers, delimiters)
     fixed_overhead: int = 0  # tokens per request (reply priming)
     single: bool = False  # everything in one text (text, live)
-    system_first: bool = False  # every system section goes into one leading system block
+    system_first: bool = False  # every system section goes into the leading system field
+    system_blocks: bool = False  # ...as two blocks: the stable prefix, then the rest (each counted as a message)
     history_messages: bool = False  # history turns are separate messages
     estimate: bool = False  # the provider's tokenizer is not the counting one
     default_margin: float = 0.0  # budget fraction held back when counts are estimates
@@ -35,11 +38,11 @@ WIRES: dict[str, Wire] = {
     # Anthropic and Gemini do not publish their tokenizers: counts use the role's
     # tokenizer and are estimates; a default 10% margin is held back.
     "anthropic": Wire(
-        "anthropic", message_overhead=3, fixed_overhead=3, system_first=True, history_messages=True,
+        "anthropic", message_overhead=3, fixed_overhead=3, system_first=True, system_blocks=True, history_messages=True,
         estimate=True, default_margin=0.1,
     ),
     "gemini": Wire(
-        "gemini", message_overhead=3, fixed_overhead=3, system_first=True, history_messages=True,
+        "gemini", message_overhead=3, fixed_overhead=3, system_first=True, system_blocks=True, history_messages=True,
         estimate=True, default_margin=0.1,
     ),
 }
@@ -48,6 +51,7 @@ PROVIDERS = tuple(WIRES)
 
 
 def get_wire(name: str) -> Wire:
+    """The counting model of provider `name`; PM840 (listing the valid names) when unknown."""
     wire = WIRES.get(name)
     if wire is None:
         raise ProviderError(

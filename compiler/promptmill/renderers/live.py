@@ -1,4 +1,10 @@
-"""Live: one flat instruction string for voice and realtime sessions."""
+"""Live: one flat instruction string for voice and realtime sessions.
+
+Realtime APIs take a single instruction text for the session (OpenAI Realtime
+`session.instructions`, Gemini Live `system_instruction`); conversation turns
+arrive as audio, so a live role usually has no history section. Like text,
+native tools and native contracts fall back to inline text.
+"""
 
 from __future__ import annotations
 
@@ -6,4 +12,5 @@ from ..request import PromptRequest
 
 
 def render(req: PromptRequest) -> dict:
+    """`{"instructions": text}`."""
     return {"instructions": req.messages[0].content if req.messages else ""}

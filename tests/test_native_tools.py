@@ -1,0 +1,142 @@
+"""Native tool declarations and structured output are counted in the budget.
+
+The counting model (docs/providers.md):
+- text: tokens == count(prompt) (exact);
+- chat wires: tokens == 3 + sum(3 + count(content)) over messages
+  + tooldecl.tools_tokens(declarations sent) + tooldecl.output_tokens(contract).
+The message part is exact with tiktoken; the declaration and schema parts are
+the documented estimates.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from promptmill import tooldecl
+from promptmill.counting import Counter
+from promptmill.errors import BudgetError, StateError
+from promptmill.tokenizers import get_tokenizer
+from providers_support import SHIPPED, render, runtime, state
+
+TOK = get_tokenizer("o200k_base")
+
+
+def documented_total(req) -> int:
+    counter = Counter(TOK)
+    messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)
+    extras = tooldecl.extra_tools(req.output, req.provider, req.tool_mode)
+    forced = tooldecl.forced_tool(req.output, req.provider) is not None
+    tools = tooldecl.tools_tokens(counter, req.provider, [*req.tools, *extras], forced)
+    return messages + tools + tooldecl.output_tokens(counter, req.provider, req.output)
+
+
+@pytest.mark.parametrize(("role", "state_file"), SHIPPED)
+def test_text_tokens_are_the_count_of_the_prompt(role, state_file):
+    req = render(role, state_file, "text")
+    assert req.tokens == TOK.count(req.to_text()["prompt"])
+    live = render(role, state_file, "live")
+    assert live.tokens == TOK.count(live.to_live()["instructions"])
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize(("role", "state_file"), SHIPPED)
+def test_chat_tokens_follow_the_documented_model(role, state_file, provider):
+    req = render(role, state_file, provider)
+    assert req.tokens == documented_total(req)
+    assert req.tokens <= req.budget
+
+
+def test_openai_without_estimates_is_exact():
+    req = render("executor", "executor.state.yaml", "openai")
+    assert req.exact and req.tools == ()
+    native = render("companion-chat", "companion-chat.state.yaml", "openai")
+    assert not native.exact  # the tool declarations are an estimate
+
+
+def test_declarations_cost_what_the_model_is_sent():
+    req = render("companion-chat", "companion-chat.state.yaml", "openai")
+    counter = Counter(TOK)
+    without_tools = sum(3 + TOK.count(m.content) for m in req.messages) + 3
+    assert req.tokens - without_tools == tooldecl.tools_tokens(counter, "openai", list(req.tools)) > 0
+
+
+def test_openai_function_rendering():
+    tool = {
+        "name": "calendar_add",
+        "description": "Add an event.",
+        "parameters": {
+            "type": "object",
+            "required": ["title"],
+            "properties": {
+                "title": {"type": "string", "description": "what happens"},
+                "kind": {"enum": ["party", "race"]},
+                "guests": {"type": "array", "items": {"type": "string"}},
+                "where": {"type": "object", "properties": {"city": {"type": "string"}}},
+            },
+        },
+    }
+    assert tooldecl.openai_function_text(tool) == (
+        "// Add an event.\n"
+        "type calendar_add = (_: {\n"
+        "// what happens\n"
+        "title: string,\n"
+        'kind?: "party" | "race",\n'
+        "guests?: string[],\n"
+        "where?: {\n"
+        "  city?: string,\n"
+        "},\n"
+        "}) => any;\n\n"
+    )
+    assert tooldecl.openai_function_text({"name": "ping", "parameters": {"type": "object"}}) == "type ping = () => any;\n\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(budget=st.integers(min_value=750, max_value=1600), provider=st.sampled_from(["openai", "anthropic", "gemini"]))
+def test_never_over_budget_with_native_tools(budget, provider):
+    s = state("companion-chat.state.yaml")
+    s = copy.deepcopy(s)
+    s["tools"] = s["tools"] * 1 + [
+        {"name": f"app_{i}", "description": "An app tool " * (i + 1), "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}
+        for i in range(6)
+    ]
+    req = runtime().render("companion-chat", s, provider=provider, budget=budget)
+    assert req.tokens <= req.budget
+    assert req.tokens == documented_total(req)
+    tools = req.section("app_tools")
+    assert [t["name"] for t in req.tools][2:] == [s["tools"][i]["name"] for i in tools.items_kept]
+
+
+def test_untrimmable_tools_over_budget_are_named():
+    with pytest.raises(BudgetError) as err:
+        runtime().render("companion-beat", state("companion-beat.state.yaml"), provider="anthropic", budget=300)
+    assert err.value.code == "PM830"
+    assert "message_tools (" in err.value.message and "contract 'companion-beat-decision'" in err.value.message
+
+
+def test_app_tools_go_before_history_and_stable_tools_stay():
+    req = runtime().render("companion-chat", state("companion-chat.state.yaml"), provider="openai", budget=470)
+    assert req.section("message_tools").status == "kept"
+    assert req.section("app_tools").status == "dropped"
+    assert req.section("history").status in ("kept", "trimmed")
+    assert [t["name"] for t in req.tools] == ["message_send", "message_react"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "path"),
+    [
+        ({"name": "x", "description": "d", "parameters": {"type": "strng"}}, "state.tools[0].parameters"),
+        ({"name": "x", "description": "d", "parameters": {"type": "object", "properties": {"a": {"type": 3}}}}, "state.tools[0].parameters.properties.a.type"),
+        ({"name": "bad name!", "description": "d", "parameters": {"type": "object"}}, "state.tools[0].name"),
+    ],
+)
+@pytest.mark.parametrize("provider", ["openai", "text"])
+def test_state_tools_with_a_bad_schema_are_refused(tool, path, provider):
+    s = dict(state("companion-chat.state.yaml"), tools=[tool])
+    with pytest.raises(StateError) as err:
+        runtime().render("companion-chat", s, provider=provider)
+    assert err.value.code == "PM810"
+    assert any(p.startswith(path) for p, _ in err.value.errors), err.value.errors

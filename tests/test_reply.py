@@ -1,0 +1,161 @@
+"""parse_reply: find the JSON, check it against the contract, explain failures.
+
+The corpus in tests/cases/replies/corpus/ holds one reply per file for the
+replanner role of tests/cases/replies/project/. The first line says what must
+happen: `# expect: ok`, or `# expect: CODE [reply paths...]`; an optional
+`# message: text` line names a substring of the error. Those lines are removed
+before the reply is parsed. A new case is a new file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from promptmill.api import build_in_memory
+from promptmill.errors import ReplyError
+from promptmill.reply import MAX_REPLY_CHARS, find_json, parse_reply
+from providers_support import render
+
+CASES = Path(__file__).resolve().parent / "cases" / "replies"
+CORPUS = sorted((CASES / "corpus").glob("*.txt"))
+
+
+@pytest.fixture(scope="module")
+def replanner():
+    rt, _ = build_in_memory(CASES / "project")
+    state = yaml.safe_load((CASES / "state.yaml").read_text(encoding="utf-8"))
+    return rt.render("replanner", state, provider="openai")
+
+
+def _case(path: Path) -> tuple[list[str], str | None, str]:
+    lines = path.read_text(encoding="utf-8").splitlines(True)
+    expect = lines.pop(0).removeprefix("# expect:").split()
+    message = None
+    if lines and lines[0].startswith("# message:"):
+        message = lines.pop(0).removeprefix("# message:").strip()
+    return expect, message, "".join(lines)
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[p.stem for p in CORPUS])
+def test_reply_corpus(case, replanner):
+    expect, message, reply = _case(case)
+    if expect == ["ok"]:
+        data = replanner.parse_reply(reply)
+        assert data["subtasks"][0]["id"] == "inspect-repo"
+        return
+    code, *paths = expect
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply(reply)
+    exc = err.value
+    assert exc.code == code, str(exc)
+    got = [p for p, _ in exc.errors]
+    for path in paths:
+        assert path in got, (path, exc.errors)
+    if message:
+        assert message in str(exc), str(exc)
+    assert exc.summary in exc.repair_message()
+
+
+def test_the_corpus_covers_every_reply_code():
+    codes = {_case(p)[0][0] for p in CORPUS}
+    assert {"ok", "PM860", "PM861", "PM863"} <= codes
+
+
+def test_huge_reply(replanner):
+    reply = '{"subtasks": [' + ",".join(['{"id": "a", "description": "x", "status": "done"}'] * 30_000) + "]}"
+    assert len(reply) > MAX_REPLY_CHARS
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply(reply)
+    assert err.value.code == "PM862"
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply({"subtasks": [{"id": "a" * MAX_REPLY_CHARS}]})
+    assert err.value.code == "PM862"
+
+
+def test_repair_message_lists_paths_and_how_to_answer(replanner):
+    _, _, reply = _case(CASES / "corpus" / "missing-field.txt")
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply(reply)
+    text = err.value.repair_message()
+    assert text.splitlines()[0] == "Your previous reply could not be used: the reply does not match output contract 'plan-update'."
+    assert "- reply.subtasks[1]: 'status' is a required property" in text
+    assert text.splitlines()[-1] == "Reply again with only the corrected JSON object: no prose, no code fence."
+
+
+def test_repair_loop(replanner):
+    """The loop docs/providers.md shows: parse, send repair_message back, parse again."""
+    replies = iter([
+        "Sure! I will add a step.",
+        '{"subtasks": [{"id": "inspect-repo", "description": "Read the repository layout", "status": "done"}, '
+        '{"id": "add-types", "description": "Add type hints to parser.py", "status": "done", "depends_on": ["inspect-repo"]}]}',
+    ])
+    conversation = []
+    for _attempt in range(3):
+        reply = next(replies)
+        try:
+            data = replanner.parse_reply(reply)
+            break
+        except ReplyError as exc:
+            conversation += [{"role": "assistant", "content": reply}, {"role": "user", "content": exc.repair_message()}]
+    assert len(data["subtasks"]) == 2
+    assert "holds no JSON" in conversation[1]["content"]
+
+
+def test_preserve_uses_the_render_state_or_an_override(replanner):
+    _, _, reply = _case(CASES / "corpus" / "changed-done.txt")
+    with pytest.raises(ReplyError):
+        replanner.parse_reply(reply)
+    other = {"plan": {"subtasks": []}, "failure": "none"}
+    assert replanner.parse_reply(reply, state=other)["subtasks"][1]["status"] == "pending"
+
+
+def test_tool_call_arguments_as_a_dict():
+    req = render("companion-delivery", "companion-delivery.state.yaml", "anthropic")
+    assert req.parse_reply({"delivered": True, "summary": "race reminder"}) == {"delivered": True, "summary": "race reminder"}
+    with pytest.raises(ReplyError) as err:
+        req.parse_reply({"summary": "forgot the flag", "extra": 1})
+    assert err.value.code == "PM861"
+    assert {p for p, _ in err.value.errors} == {"reply"}
+    assert err.value.repair_message().endswith("Call the `delivery_done` tool again with corrected arguments.")
+    assert req.parse_reply('{"delivered": false}') == {"delivered": False}  # OpenAI sends arguments as text
+
+
+def test_openai_strict_nulls_are_removed_before_the_check():
+    reply = '{"action": "stay_quiet", "text": null, "reason": "it is late"}'
+    openai = render("companion-beat", "companion-beat.state.yaml", "openai")
+    assert openai.parse_reply(reply) == {"action": "stay_quiet", "reason": "it is late"}
+    anthropic = render("companion-beat", "companion-beat.state.yaml", "anthropic")
+    with pytest.raises(ReplyError) as err:  # other providers do not add nulls: a null is an error there
+        anthropic.parse_reply(reply)
+    assert [p for p, _ in err.value.errors] == ["reply.text"]
+
+
+def test_a_role_without_a_contract():
+    req = render("companion-chat", "companion-chat.state.yaml", "openai")
+    with pytest.raises(ReplyError) as err:
+        parse_reply(req, "{}")
+    assert err.value.code == "PM864"
+
+
+@pytest.mark.parametrize(
+    ("text", "data"),
+    [
+        ('  {"a": 1}  ', {"a": 1}),
+        ("[1, 2]", [1, 2]),
+        ('note {not json} then {"a": [1, {"b": "}"}]} end', {"a": [1, {"b": "}"}]}),
+        ('```JSON\n{"a": 1}\n```', {"a": 1}),
+        ('```python\nx = {1: 2}\n```\n```json\n{"a": 2}\n```', {"a": 2}),
+        ('{"s": "a \\" quote and a { brace"}', {"s": 'a " quote and a { brace'}),
+    ],
+)
+def test_find_json(text, data):
+    assert find_json(text) == data
+
+
+def test_not_a_reply_type(replanner):
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply(42)  # type: ignore[arg-type]
+    assert err.value.code == "PM860"
