@@ -1,0 +1,404 @@
+"""Load YAML template files into `Document`s that remember where every value came from.
+
+Loading is safe and bounded: YAML 1.2 core-schema scalars only, no tags beyond
+the standard ones, no merge keys, no duplicate or non-string keys; limits on
+file size, line length, nesting depth, aliases and expanded nodes. Bad input
+never raises: `load_text` and `load_file` return `(None, diagnostics)`, each
+diagnostic with `file:line:col` and a message that says what was expected.
+
+`discover` (re-exported from `promptmill.discovery`) lists the template files
+of a folder; `load_data_file` reads a render-state file (.json/.yaml/.yml) for
+the command line and raises `StateFileError` when it cannot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import re
+import stat
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostic, Position
+from .discovery import discover
+from .errors import StateFileError
+from .scalartext import block_scalar_pos, flow_scalar_pos, split_lines
+from .yamlbuild import Builder, Refusal, make_parser
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DocPath",
+    "Document",
+    "Limits",
+    "discover",
+    "load_data_file",
+    "load_file",
+    "load_text",
+]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that keep loading a hostile or broken file fast and small."""
+
+    max_file_bytes: int = 1_048_576  # 1 MiB per template file
+    max_line_chars: int = 65_536
+    max_depth: int = 64  # nesting of mappings/sequences
+    max_aliases: int = 100  # alias nodes per document
+    max_nodes: int = 200_000  # nodes after alias expansion
+
+
+DEFAULT_LIMITS = Limits()
+DocPath = tuple[str | int, ...]
+_Pos = tuple[int, int]
+
+# Characters YAML does not allow in a stream (PyYAML's Reader uses the same set).
+_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One loaded YAML file: plain data plus the source position of every node.
+
+    `positions` maps the path of every value node to its 1-based (line, col);
+    `key_positions` does the same for mapping keys; `styles` holds the style
+    ('|', '>', '"', "'") of non-plain string scalars; `aliases` maps the path of
+    an alias node to the path of its anchor, so positions inside expanded
+    aliases point at the anchored text.
+    """
+
+    file: str
+    data: Any
+    text: str
+    sha256: str
+    positions: dict[DocPath, _Pos] = field(default_factory=dict, repr=False, compare=False)
+    key_positions: dict[DocPath, _Pos] = field(default_factory=dict, repr=False, compare=False)
+    styles: dict[DocPath, str] = field(default_factory=dict, repr=False, compare=False)
+    aliases: dict[DocPath, DocPath] = field(default_factory=dict, repr=False, compare=False)
+
+    def pos(self, path: DocPath) -> Position:
+        """Start of the value node at `path`; the nearest known ancestor if absent; 1:1 for ()."""
+        path = tuple(path)
+        for end in range(len(path), 0, -1):
+            found = self._find(self.positions, path[:end])
+            if found is not None:
+                return Position(self.file, *found)
+        return Position(self.file, 1, 1)
+
+    def key_pos(self, path: DocPath) -> Position:
+        """Start of the key of the last mapping step in `path` (falls back to `pos`)."""
+        path = tuple(path)
+        found = self._find(self.key_positions, path) if path else None
+        return Position(self.file, *found) if found is not None else self.pos(path)
+
+    def text_pos(self, path: DocPath, line: int, col: int = 1) -> Position:
+        """Position of (line, col), 1-based, inside the value of the string scalar at `path`.
+
+        Exact for block scalars (| and >); best effort for plain and quoted ones.
+        """
+        path = tuple(path)
+        real = self._real_path(path)
+        start = self.positions.get(real) if real is not None else None
+        value = _value_at(self.data, path)
+        if start is None or not isinstance(value, str):
+            return self.pos(path)
+        line, col = max(line, 1), max(col, 1)
+        style = self.styles.get(real, "")
+        lines = split_lines(self.text)
+        if style in ("|", ">"):
+            found = block_scalar_pos(lines, start, value, style == ">", line, col)
+        else:
+            found = flow_scalar_pos(lines, start, bool(style), line, col)
+        return Position(self.file, *found)
+
+    def _find(self, table: dict[DocPath, Any], path: DocPath) -> Any:
+        """Look `path` up in `table`, following alias nodes into their anchors."""
+        for _ in range(len(self.aliases) + 1):
+            hit = table.get(path)
+            if hit is not None or not self.aliases:
+                return hit
+            for cut in range(len(path), 0, -1):
+                target = self.aliases.get(path[:cut])
+                if target is not None:
+                    path = target + path[cut:]
+                    break
+            else:
+                return None
+        return None
+
+    def _real_path(self, path: DocPath) -> DocPath | None:
+        """The path of the node in the source text (through aliases), or None."""
+        for _ in range(len(self.aliases) + 1):
+            for cut in range(len(path), 0, -1):
+                target = self.aliases.get(path[:cut])
+                if target is not None:
+                    path = target + path[cut:]
+                    break
+            else:
+                return path
+        return None
+
+
+def _value_at(data: Any, path: DocPath) -> Any:
+    for step in path:
+        try:
+            data = data[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def load_text(
+    source: str | bytes, file: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Document | None, list[Diagnostic]]:
+    """Load one YAML document from text or raw bytes; never raises for bad input."""
+    return _load(source, file, limits, "auto")
+
+
+def load_file(
+    path: os.PathLike[str] | str, file: str | None = None, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Document | None, list[Diagnostic]]:
+    """Read and load one YAML file; `file` is the display path (default: `path`, posix)."""
+    display = file if file is not None else pathlib.PurePath(path).as_posix()
+    raw = _read_bytes(path, limits.max_file_bytes)
+    if isinstance(raw, tuple):
+        code, message = raw
+        return None, [Diagnostic.at(Position(display, 0, 0), code, message)]
+    return _load(raw, display, limits, "auto")
+
+
+def _read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes | tuple[str, str]:
+    """The file's bytes, or (code, message): PM100 unreadable, PM105 over `limit` bytes.
+
+    Opens first and checks the open file, so a file swapped after listing is
+    caught; reads at most limit+1 bytes whatever the size claims.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return "PM100", "the file does not exist (it may have been moved or deleted)"
+    except PermissionError:
+        return "PM100", "the file cannot be read: permission denied"
+    except OSError as err:
+        return "PM100", f"the file cannot be read: {err.strerror or err}"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            return "PM100", f"expected a YAML file, but this is {kind}"
+        if info.st_size > limit:
+            return "PM105", f"the file is {info.st_size:,} bytes; the limit is {limit:,} bytes"
+        chunks, size = [], 0
+        while size <= limit:  # at most limit+1 bytes, whatever fstat said
+            chunk = os.read(fd, min(limit + 1 - size, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        raw = b"".join(chunks)
+    except OSError as err:
+        return "PM100", f"the file cannot be read: {err.strerror or err}"
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        return "PM105", f"the file is larger than the limit of {limit:,} bytes"
+    return raw
+
+
+def _load(
+    source: str | bytes, file: str, limits: Limits, backend: str
+) -> tuple[Document | None, list[Diagnostic]]:
+    """`load_text` with a choice of parser ("auto", "c" or "python"; tests use both)."""
+
+    def fail(code: str, pos: _Pos, message: str, hint: str | None = None) -> tuple[None, list[Diagnostic]]:
+        return None, [Diagnostic.at(Position(file, *pos), code, message, hint=hint)]
+
+    if isinstance(source, str):
+        if len(source) > limits.max_file_bytes:  # at least as many bytes as characters
+            return fail("PM105", (0, 0), f"the file is larger than the limit of {limits.max_file_bytes:,} bytes")
+        try:
+            raw = source.encode("utf-8")
+        except UnicodeEncodeError as err:
+            return fail("PM102", _line_col(source, err.start), "the text holds a lone surrogate, which is not UTF-8")
+    else:
+        raw = bytes(source)
+    if len(raw) > limits.max_file_bytes:
+        return fail("PM105", (0, 0), f"the file is {len(raw):,} bytes; the limit is {limits.max_file_bytes:,} bytes")
+    digest = hashlib.sha256(raw).hexdigest()
+    text = _decode(raw)
+    if isinstance(text, tuple):
+        return fail("PM102", *text)
+    problem = _check_text(text, limits)
+    if problem is not None:
+        return fail(*problem)
+
+    builder = Builder(
+        make_parser(text, backend),
+        max_depth=limits.max_depth,
+        max_aliases=limits.max_aliases,
+        max_nodes=limits.max_nodes,
+    )
+    fatal: tuple[str, _Pos, str, str | None] | None = None
+    try:
+        built = builder.run()
+    except Refusal as refusal:
+        fatal = refusal.problem
+    except yaml.MarkedYAMLError as err:
+        fatal = ("PM101", *_syntax_problem(err, text))
+    except yaml.YAMLError as err:  # reader errors are caught by _check_text; kept as a guard
+        fatal = ("PM101", (1, 1), str(err).replace("\n", " "), None)
+    problems = list(builder.out.problems)
+    if fatal is not None:
+        problems.append(fatal)
+    if problems:
+        return None, [Diagnostic.at(Position(file, *pos), code, msg, hint=hint) for code, pos, msg, hint in problems]
+    return Document(
+        file, built.data, text, digest, built.positions, built.key_positions, built.styles, built.aliases
+    ), []
+
+
+def _decode(raw: bytes) -> str | tuple[_Pos, str, str]:
+    """UTF-8 text without a BOM, or (position, message, hint) for PM102."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return (1, 1), "the file is UTF-16 text; promptmill reads UTF-8 only", "save the file as UTF-8"
+    if raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM) :]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line_start = raw.rfind(b"\n", 0, err.start) + 1
+        pos = (raw.count(b"\n", 0, err.start) + 1, len(raw[line_start : err.start].decode("utf-8", "replace")) + 1)
+        if b"\x00" in raw[:8192]:
+            return pos, "this looks like a binary file, not YAML text", "template files must be UTF-8 text"
+        return (
+            pos,
+            f"the file is not UTF-8 text: byte 0x{raw[err.start]:02X} is not valid UTF-8",
+            "save the file as UTF-8 (it may be Latin-1 or Windows-1252)",
+        )
+
+
+def _check_text(text: str, limits: Limits) -> tuple[str, _Pos, str, str] | None:
+    """Refuse characters YAML forbids and over-long lines before parsing."""
+    bad = _NON_PRINTABLE.search(text)
+    if bad is not None:
+        char = bad.group()
+        pos = _line_col(text, bad.start())
+        if char == "\x00":
+            return "PM102", pos, "the file holds a NUL byte; it looks like a binary file", "template files must be UTF-8 text"
+        return (
+            "PM102", pos, f"the character U+{ord(char):04X} is a control character, which YAML does not allow",
+            "remove it, or write it as an escape inside a double-quoted string",
+        )
+    if len(text) > limits.max_line_chars:
+        lines = text.splitlines()
+        if max(map(len, lines), default=0) > limits.max_line_chars:
+            number = next(i for i, line in enumerate(lines, 1) if len(line) > limits.max_line_chars)
+            return (
+                "PM112", (number, limits.max_line_chars + 1),
+                f"line {number} has {len(lines[number - 1]):,} characters; the limit is {limits.max_line_chars:,}",
+                "break the text over several lines, for example with a block scalar (|)",
+            )
+    return None
+
+
+def _line_col(text: str, index: int) -> _Pos:
+    start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 1, index - start + 1
+
+
+def _syntax_problem(err: yaml.MarkedYAMLError, text: str) -> tuple[_Pos, str, str | None]:
+    """Position and wording for a YAML syntax error; the common ones get plainer words."""
+    mark = err.problem_mark or err.context_mark
+    pos = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    lines = split_lines(text)
+
+    def char_at(m: Any) -> str:
+        if m is None or m.line >= len(lines):
+            return ""
+        return lines[m.line][m.column : m.column + 1]
+
+    problem, context = (err.problem or "").strip(), (err.context or "").strip()
+    char = char_at(err.problem_mark)
+    if char == "\t" or "tab character" in problem:
+        return pos, "a tab is used for indentation; YAML does not allow tabs for indentation", "indent with spaces"
+    if "cannot start any token" in problem:
+        return pos, f"the character {char!r} cannot start a YAML value", "quote the value"
+    if context.startswith("while scanning a quoted scalar") and err.context_mark is not None:
+        quote = char_at(err.context_mark) or '"'
+        kind = "double" if quote == '"' else "single"
+        opened = f"line {err.context_mark.line + 1}, column {err.context_mark.column + 1}"
+        ending = "" if "end of stream" in problem else f" ({problem})"
+        hint = 'write a " inside the string as \\"' if quote == '"' else "write a ' inside the string as ''"
+        return pos, f"unclosed {kind}-quoted string: the {quote} at {opened} is never closed{ending}", hint
+    if problem.startswith("mapping values are not allowed"):
+        return (
+            pos,
+            "a ': ' is not allowed inside this plain value",
+            "quote the value, or put a nested mapping on its own indented lines",
+        )
+    message = problem or context or "invalid YAML"
+    if context and problem and err.context_mark is not None:
+        cm = err.context_mark
+        message += f" ({context} at line {cm.line + 1}, column {cm.column + 1})"
+    return pos, message, None
+
+
+# Render-state files: bigger and deeper than templates, same safety.
+_STATE_LIMITS = dict(max_line_chars=1 << 62, max_depth=256, max_aliases=1_000, max_nodes=2_000_000)
+
+
+def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) -> Any:
+    """Read a render-state file (.json, .yaml or .yml) into plain data.
+
+    Raises `StateFileError` with code PM812 when the file exceeds `max_bytes`,
+    and PM813 when it cannot be read or parsed (the message holds file:line:col).
+    """
+    display = pathlib.PurePath(path).as_posix()
+    suffix = pathlib.PurePath(path).suffix.lower()
+    if suffix not in (".json", ".yaml", ".yml"):
+        raise StateFileError(f"{display}: a state file must end in .json, .yaml or .yml", code="PM813")
+    raw = _read_bytes(path, max_bytes)
+    if isinstance(raw, tuple):
+        code, message = raw
+        raise StateFileError(f"{display}: {message}", code="PM812" if code == "PM105" else "PM813")
+    if suffix == ".json":
+        return _load_json(raw, display)
+    doc, diags = load_text(raw, display, Limits(max_file_bytes=max_bytes, **_STATE_LIMITS))
+    if doc is None:
+        first = diags[0]
+        more = f" (and {len(diags) - 1} more problems)" if len(diags) > 1 else ""
+        raise StateFileError(f"{first.position}: {first.message}{more}", code="PM813", hint=first.hint)
+    return doc.data
+
+
+def _load_json(raw: bytes, display: str) -> Any:
+    text = _decode(raw)
+    if isinstance(text, tuple):
+        (line, col), message, _hint = text
+        raise StateFileError(f"{display}:{line}:{col}: {message}", code="PM813")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result:
+                raise ValueError(f"duplicate key '{key}'")
+            result[key] = value
+        return result
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not valid JSON")
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as err:
+        raise StateFileError(f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813") from None
+    except ValueError as err:
+        raise StateFileError(f"{display}:0:0: {err}", code="PM813") from None
+    except RecursionError:
+        raise StateFileError(f"{display}:0:0: the JSON is nested too deeply", code="PM813") from None
