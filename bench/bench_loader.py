@@ -74,7 +74,18 @@ sections:
 
 def make_files(folder: pathlib.Path, count: int) -> list[pathlib.Path]:
     paths = []
-    names = ["memory", "history", "files", "notes", "tools", "errors", "plan", "review", "docs", "logs"]
+    names = [
+        "memory",
+        "history",
+        "files",
+        "notes",
+        "tools",
+        "errors",
+        "plan",
+        "review",
+        "docs",
+        "logs",
+    ]
     for n in range(count):
         body = HEAD.format(n=n) + "".join(
             SECTION.format(name=name, priority=50 - i, trim=("items" if i % 2 else "drop"))
@@ -100,7 +111,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_files(pathlib.Path(tmp), args.files)
         sizes = [p.stat().st_size for p in paths]
-        print(f"{len(paths)} files, {min(sizes)}-{max(sizes)} bytes, {sum(sizes) / 1e6:.1f} MB in total")
+        print(
+            f"{len(paths)} files, {min(sizes)}-{max(sizes)} bytes, {sum(sizes) / 1e6:.1f} MB in total"
+        )
         doc, diags = loader.load_file(paths[0])
         assert doc is not None and not diags, diags
 
@@ -108,7 +121,9 @@ def main() -> None:
             return loader._load(path.read_bytes(), path.as_posix(), loader.DEFAULT_LIMITS, "python")
 
         def safe_load(path):
-            return yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            return yaml.load(
+                path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            )
 
         timed(loader.load_file, paths[:50])  # warm up
         ours = timed(loader.load_file, paths)

@@ -189,7 +189,9 @@ def test_larger_alias_bomb_stops_at_the_node_limit(backend: str):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_flat_list_over_the_node_limit(backend: str):
     text = "- 1\n" * 25_000
-    assert_refused(load_with(text, "t.yaml", backend, Limits(max_nodes=20_000)), "PM111", (20_000, 3))
+    assert_refused(
+        load_with(text, "t.yaml", backend, Limits(max_nodes=20_000)), "PM111", (20_000, 3)
+    )
 
 
 def test_limits_are_configurable():
@@ -227,3 +229,12 @@ def test_display_name_defaults_to_the_posix_path(tmp_path: pathlib.Path):
     assert doc.file == path.as_posix()
     doc, _ = load_file(path, "prompts/ok.yaml")
     assert doc.file == "prompts/ok.yaml" and doc.pos(("a",)).file == "prompts/ok.yaml"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
+def test_size_is_enforced_while_reading_when_stat_says_zero():
+    assert os.stat("/proc/self/status").st_size == 0  # procfs claims empty files
+    diags = assert_refused(
+        load_file("/proc/self/status", limits=Limits(max_file_bytes=100)), "PM105"
+    )
+    assert "larger than the limit of 100 bytes" in diags[0].message

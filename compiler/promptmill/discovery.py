@@ -31,7 +31,11 @@ def discover(
     try:
         real_root = pathlib.Path(os.path.realpath(root_path, strict=True))
     except OSError:
-        return [], [Diagnostic.at(Position(shown, 0, 0), "PM011", f"the prompts folder '{shown}' does not exist")]
+        return [], [
+            Diagnostic.at(
+                Position(shown, 0, 0), "PM011", f"the prompts folder '{shown}' does not exist"
+            )
+        ]
     if real_root.is_file():
         return [root_path], []
     if not real_root.is_dir():
@@ -86,7 +90,11 @@ def discover(
                 elif is_yaml and entry.is_file(follow_symlinks=False):
                     found.append((child_rel, child))
             except OSError as err:
-                diags.append(Diagnostic.at(Position(child.as_posix(), 0, 0), "PM100", f"cannot read: {err.strerror}"))
+                diags.append(
+                    Diagnostic.at(
+                        Position(child.as_posix(), 0, 0), "PM100", f"cannot read: {err.strerror}"
+                    )
+                )
     found.sort(key=lambda item: item[0])
     return [path for _, path in found], diags
 
@@ -98,7 +106,9 @@ def _is_dir(path: pathlib.Path) -> bool:
         return False
 
 
-def _link_ok(link: pathlib.Path, real_root: pathlib.Path, warn: Callable[[pathlib.Path, str], None]) -> bool:
+def _link_ok(
+    link: pathlib.Path, real_root: pathlib.Path, warn: Callable[[pathlib.Path, str], None]
+) -> bool:
     """A file link is kept when it resolves to a file inside the root (load_file reports the rest)."""
     try:
         target = pathlib.Path(os.path.realpath(link, strict=True))
@@ -108,7 +118,10 @@ def _link_ok(link: pathlib.Path, real_root: pathlib.Path, warn: Callable[[pathli
             return False
         return True  # broken link: load_file reports PM100 when it is read
     if not target.is_relative_to(real_root):
-        warn(link, f"the symbolic link points outside the prompts folder (to {target.as_posix()}); it was skipped")
+        warn(
+            link,
+            f"the symbolic link points outside the prompts folder (to {target.as_posix()}); it was skipped",
+        )
         return False
     return True
 
@@ -126,14 +139,23 @@ def _follow(
         warn(link, "the symbolic link loops or cannot be resolved; it was skipped")
         return None
     if not target.is_relative_to(real_root):
-        warn(link, f"the symbolic link points outside the prompts folder (to {target.as_posix()}); it was skipped")
+        warn(
+            link,
+            f"the symbolic link points outside the prompts folder (to {target.as_posix()}); it was skipped",
+        )
         return None
     real_parent = pathlib.Path(os.path.realpath(link.parent))
     if real_parent == target or real_parent.is_relative_to(target):
-        warn(link, "the symbolic link points back to a folder that contains it (a loop); it was skipped")
+        warn(
+            link,
+            "the symbolic link points back to a folder that contains it (a loop); it was skipped",
+        )
         return None
     if target in walked:
-        warn(link, f"the symbolic link points to a folder already listed as '{walked[target]}'; it was skipped")
+        warn(
+            link,
+            f"the symbolic link points to a folder already listed as '{walked[target]}'; it was skipped",
+        )
         return None
     return target
 

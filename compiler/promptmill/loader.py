@@ -17,8 +17,6 @@ import hashlib
 import json
 import os
 import pathlib
-import re
-import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +26,8 @@ from .diagnostics import Diagnostic, Position
 from .discovery import discover
 from .errors import StateFileError
 from .scalartext import block_scalar_pos, flow_scalar_pos, split_lines
-from .yamlbuild import Builder, Refusal, make_parser
+from .textcheck import check_text, decode, line_col, read_bytes
+from .yamlbuild import Builder, Refusal, make_parser, syntax_problem
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -56,10 +55,6 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 DocPath = tuple[str | int, ...]
 _Pos = tuple[int, int]
-
-# Characters YAML does not allow in a stream (PyYAML's Reader uses the same set).
-_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -166,49 +161,11 @@ def load_file(
 ) -> tuple[Document | None, list[Diagnostic]]:
     """Read and load one YAML file; `file` is the display path (default: `path`, posix)."""
     display = file if file is not None else pathlib.PurePath(path).as_posix()
-    raw = _read_bytes(path, limits.max_file_bytes)
+    raw = read_bytes(path, limits.max_file_bytes)
     if isinstance(raw, tuple):
         code, message = raw
         return None, [Diagnostic.at(Position(display, 0, 0), code, message)]
     return _load(raw, display, limits, "auto")
-
-
-def _read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes | tuple[str, str]:
-    """The file's bytes, or (code, message): PM100 unreadable, PM105 over `limit` bytes.
-
-    Opens first and checks the open file, so a file swapped after listing is
-    caught; reads at most limit+1 bytes whatever the size claims.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        return "PM100", "the file does not exist (it may have been moved or deleted)"
-    except PermissionError:
-        return "PM100", "the file cannot be read: permission denied"
-    except OSError as err:
-        return "PM100", f"the file cannot be read: {err.strerror or err}"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            return "PM100", f"expected a YAML file, but this is {kind}"
-        if info.st_size > limit:
-            return "PM105", f"the file is {info.st_size:,} bytes; the limit is {limit:,} bytes"
-        chunks, size = [], 0
-        while size <= limit:  # at most limit+1 bytes, whatever fstat said
-            chunk = os.read(fd, min(limit + 1 - size, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        raw = b"".join(chunks)
-    except OSError as err:
-        return "PM100", f"the file cannot be read: {err.strerror or err}"
-    finally:
-        os.close(fd)
-    if len(raw) > limit:
-        return "PM105", f"the file is larger than the limit of {limit:,} bytes"
-    return raw
 
 
 def _load(
@@ -216,25 +173,39 @@ def _load(
 ) -> tuple[Document | None, list[Diagnostic]]:
     """`load_text` with a choice of parser ("auto", "c" or "python"; tests use both)."""
 
-    def fail(code: str, pos: _Pos, message: str, hint: str | None = None) -> tuple[None, list[Diagnostic]]:
+    def fail(
+        code: str, pos: _Pos, message: str, hint: str | None = None
+    ) -> tuple[None, list[Diagnostic]]:
         return None, [Diagnostic.at(Position(file, *pos), code, message, hint=hint)]
 
     if isinstance(source, str):
         if len(source) > limits.max_file_bytes:  # at least as many bytes as characters
-            return fail("PM105", (0, 0), f"the file is larger than the limit of {limits.max_file_bytes:,} bytes")
+            return fail(
+                "PM105",
+                (0, 0),
+                f"the file is larger than the limit of {limits.max_file_bytes:,} bytes",
+            )
         try:
             raw = source.encode("utf-8")
         except UnicodeEncodeError as err:
-            return fail("PM102", _line_col(source, err.start), "the text holds a lone surrogate, which is not UTF-8")
+            return fail(
+                "PM102",
+                line_col(source, err.start),
+                "the text holds a lone surrogate, which is not UTF-8",
+            )
     else:
         raw = bytes(source)
     if len(raw) > limits.max_file_bytes:
-        return fail("PM105", (0, 0), f"the file is {len(raw):,} bytes; the limit is {limits.max_file_bytes:,} bytes")
+        return fail(
+            "PM105",
+            (0, 0),
+            f"the file is {len(raw):,} bytes; the limit is {limits.max_file_bytes:,} bytes",
+        )
     digest = hashlib.sha256(raw).hexdigest()
-    text = _decode(raw)
+    text = decode(raw)
     if isinstance(text, tuple):
         return fail("PM102", *text)
-    problem = _check_text(text, limits)
+    problem = check_text(text, limits.max_line_chars)
     if problem is not None:
         return fail(*problem)
 
@@ -250,103 +221,27 @@ def _load(
     except Refusal as refusal:
         fatal = refusal.problem
     except yaml.MarkedYAMLError as err:
-        fatal = ("PM101", *_syntax_problem(err, text))
+        fatal = ("PM101", *syntax_problem(err, text))
     except yaml.YAMLError as err:  # reader errors are caught by _check_text; kept as a guard
         fatal = ("PM101", (1, 1), str(err).replace("\n", " "), None)
     problems = list(builder.out.problems)
     if fatal is not None:
         problems.append(fatal)
     if problems:
-        return None, [Diagnostic.at(Position(file, *pos), code, msg, hint=hint) for code, pos, msg, hint in problems]
+        return None, [
+            Diagnostic.at(Position(file, *pos), code, msg, hint=hint)
+            for code, pos, msg, hint in problems
+        ]
     return Document(
-        file, built.data, text, digest, built.positions, built.key_positions, built.styles, built.aliases
+        file,
+        built.data,
+        text,
+        digest,
+        built.positions,
+        built.key_positions,
+        built.styles,
+        built.aliases,
     ), []
-
-
-def _decode(raw: bytes) -> str | tuple[_Pos, str, str]:
-    """UTF-8 text without a BOM, or (position, message, hint) for PM102."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return (1, 1), "the file is UTF-16 text; promptmill reads UTF-8 only", "save the file as UTF-8"
-    if raw.startswith(_UTF8_BOM):
-        raw = raw[len(_UTF8_BOM) :]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line_start = raw.rfind(b"\n", 0, err.start) + 1
-        pos = (raw.count(b"\n", 0, err.start) + 1, len(raw[line_start : err.start].decode("utf-8", "replace")) + 1)
-        if b"\x00" in raw[:8192]:
-            return pos, "this looks like a binary file, not YAML text", "template files must be UTF-8 text"
-        return (
-            pos,
-            f"the file is not UTF-8 text: byte 0x{raw[err.start]:02X} is not valid UTF-8",
-            "save the file as UTF-8 (it may be Latin-1 or Windows-1252)",
-        )
-
-
-def _check_text(text: str, limits: Limits) -> tuple[str, _Pos, str, str] | None:
-    """Refuse characters YAML forbids and over-long lines before parsing."""
-    bad = _NON_PRINTABLE.search(text)
-    if bad is not None:
-        char = bad.group()
-        pos = _line_col(text, bad.start())
-        if char == "\x00":
-            return "PM102", pos, "the file holds a NUL byte; it looks like a binary file", "template files must be UTF-8 text"
-        return (
-            "PM102", pos, f"the character U+{ord(char):04X} is a control character, which YAML does not allow",
-            "remove it, or write it as an escape inside a double-quoted string",
-        )
-    if len(text) > limits.max_line_chars:
-        lines = text.splitlines()
-        if max(map(len, lines), default=0) > limits.max_line_chars:
-            number = next(i for i, line in enumerate(lines, 1) if len(line) > limits.max_line_chars)
-            return (
-                "PM112", (number, limits.max_line_chars + 1),
-                f"line {number} has {len(lines[number - 1]):,} characters; the limit is {limits.max_line_chars:,}",
-                "break the text over several lines, for example with a block scalar (|)",
-            )
-    return None
-
-
-def _line_col(text: str, index: int) -> _Pos:
-    start = text.rfind("\n", 0, index) + 1
-    return text.count("\n", 0, index) + 1, index - start + 1
-
-
-def _syntax_problem(err: yaml.MarkedYAMLError, text: str) -> tuple[_Pos, str, str | None]:
-    """Position and wording for a YAML syntax error; the common ones get plainer words."""
-    mark = err.problem_mark or err.context_mark
-    pos = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    lines = split_lines(text)
-
-    def char_at(m: Any) -> str:
-        if m is None or m.line >= len(lines):
-            return ""
-        return lines[m.line][m.column : m.column + 1]
-
-    problem, context = (err.problem or "").strip(), (err.context or "").strip()
-    char = char_at(err.problem_mark)
-    if char == "\t" or "tab character" in problem:
-        return pos, "a tab is used for indentation; YAML does not allow tabs for indentation", "indent with spaces"
-    if "cannot start any token" in problem:
-        return pos, f"the character {char!r} cannot start a YAML value", "quote the value"
-    if context.startswith("while scanning a quoted scalar") and err.context_mark is not None:
-        quote = char_at(err.context_mark) or '"'
-        kind = "double" if quote == '"' else "single"
-        opened = f"line {err.context_mark.line + 1}, column {err.context_mark.column + 1}"
-        ending = "" if "end of stream" in problem else f" ({problem})"
-        hint = 'write a " inside the string as \\"' if quote == '"' else "write a ' inside the string as ''"
-        return pos, f"unclosed {kind}-quoted string: the {quote} at {opened} is never closed{ending}", hint
-    if problem.startswith("mapping values are not allowed"):
-        return (
-            pos,
-            "a ': ' is not allowed inside this plain value",
-            "quote the value, or put a nested mapping on its own indented lines",
-        )
-    message = problem or context or "invalid YAML"
-    if context and problem and err.context_mark is not None:
-        cm = err.context_mark
-        message += f" ({context} at line {cm.line + 1}, column {cm.column + 1})"
-    return pos, message, None
 
 
 # Render-state files: bigger and deeper than templates, same safety.
@@ -362,8 +257,10 @@ def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) 
     display = pathlib.PurePath(path).as_posix()
     suffix = pathlib.PurePath(path).suffix.lower()
     if suffix not in (".json", ".yaml", ".yml"):
-        raise StateFileError(f"{display}: a state file must end in .json, .yaml or .yml", code="PM813")
-    raw = _read_bytes(path, max_bytes)
+        raise StateFileError(
+            f"{display}: a state file must end in .json, .yaml or .yml", code="PM813"
+        )
+    raw = read_bytes(path, max_bytes)
     if isinstance(raw, tuple):
         code, message = raw
         raise StateFileError(f"{display}: {message}", code="PM812" if code == "PM105" else "PM813")
@@ -373,12 +270,14 @@ def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) 
     if doc is None:
         first = diags[0]
         more = f" (and {len(diags) - 1} more problems)" if len(diags) > 1 else ""
-        raise StateFileError(f"{first.position}: {first.message}{more}", code="PM813", hint=first.hint)
+        raise StateFileError(
+            f"{first.position}: {first.message}{more}", code="PM813", hint=first.hint
+        )
     return doc.data
 
 
 def _load_json(raw: bytes, display: str) -> Any:
-    text = _decode(raw)
+    text = decode(raw)
     if isinstance(text, tuple):
         (line, col), message, _hint = text
         raise StateFileError(f"{display}:{line}:{col}: {message}", code="PM813")
@@ -397,8 +296,12 @@ def _load_json(raw: bytes, display: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except json.JSONDecodeError as err:
-        raise StateFileError(f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813") from None
+        raise StateFileError(
+            f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813"
+        ) from None
     except ValueError as err:
         raise StateFileError(f"{display}:0:0: {err}", code="PM813") from None
     except RecursionError:
-        raise StateFileError(f"{display}:0:0: the JSON is nested too deeply", code="PM813") from None
+        raise StateFileError(
+            f"{display}:0:0: the JSON is nested too deeply", code="PM813"
+        ) from None

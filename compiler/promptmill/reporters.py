@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
@@ -86,9 +87,10 @@ def _text(diags: list[Diagnostic], files_checked: int | None, color: bool) -> st
         if color:
             severity = f"{_COLORS[severity]}{severity}{_RESET}"
             code = f"{_BOLD}{code}{_RESET}"
-        lines.append(f"{_location(diag)}: {severity}[{code}] {diag.message}")
+        message = diag.message.replace("\n", "\n    ")  # keep continuation lines under the entry
+        lines.append(f"{_location(diag)}: {severity}[{code}] {message}")
         if diag.hint:
-            lines.append(f"    hint: {diag.hint}")
+            lines.append("    hint: " + diag.hint.replace("\n", "\n    "))
     lines.append(summary_line(diags, files_checked))
     return "\n".join(lines) + "\n"
 
@@ -150,14 +152,14 @@ def _github(diags: list[Diagnostic], files_checked: int | None, color: bool) -> 
 
 
 def _artifact_uri(file: str) -> dict[str, str]:
-    """A SARIF artifactLocation: relative posix paths against %SRCROOT%."""
+    """A SARIF artifactLocation: a relative, percent-encoded posix path against %SRCROOT%."""
     path = pathlib.PurePath(file)
     if path.is_absolute():
         try:
             path = pathlib.Path(file).relative_to(pathlib.Path(os.getcwd()))
         except ValueError:
             return {"uri": pathlib.Path(file).as_uri()}
-    return {"uri": path.as_posix(), "uriBaseId": "%SRCROOT%"}
+    return {"uri": urllib.parse.quote(path.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def _sarif(diags: list[Diagnostic], files_checked: int | None, color: bool) -> str:
@@ -183,13 +185,15 @@ def _sarif(diags: list[Diagnostic], files_checked: int | None, color: bool) -> s
         region = {k: v for k, v in (("startLine", d.line), ("startColumn", d.col)) if v}
         if d.line and region:
             physical["region"] = region
-        results.append({
-            "ruleId": d.code,
-            "ruleIndex": index[d.code],
-            "level": _SARIF_LEVEL[d.severity],
-            "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
-            "locations": [{"physicalLocation": physical}],
-        })
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
+                "locations": [{"physicalLocation": physical}],
+            }
+        )
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -52,7 +52,9 @@ def header_line(lines: list[str], start: Pos) -> int:
     return start[0] - 1
 
 
-def block_scalar_pos(lines: list[str], start: Pos, value: str, folded: bool, line: int, col: int) -> Pos:
+def block_scalar_pos(
+    lines: list[str], start: Pos, value: str, folded: bool, line: int, col: int
+) -> Pos:
     """File position of (line, col) in the value of a block scalar starting at `start`."""
     first = header_line(lines, start) + 1  # 0-based index of the value's first line
     value_lines = value.split("\n")

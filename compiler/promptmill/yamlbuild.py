@@ -19,13 +19,11 @@ Positions are 1-based `(line, col)` pairs keyed by the path of the node.
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from yaml import MarkedYAMLError, reader, scanner
 from yaml import parser as yaml_parser
-from yaml import reader, scanner
 from yaml.events import (
     AliasEvent,
     DocumentEndEvent,
@@ -43,20 +41,11 @@ try:
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     CParser = None
 
+from .scalartext import split_lines
+from .yamlscalars import STD, ScalarProblem, resolve_plain, resolve_tagged, tag_problem, type_name
+
 Path = tuple[Any, ...]
 Pos = tuple[int, int]
-
-STD = "tag:yaml.org,2002:"
-_INT = re.compile(r"[-+]?[0-9]+\Z")
-_OCT = re.compile(r"0o[0-7]+\Z")
-_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
-_NONFINITE = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")
-_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
-_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_NUM_START = frozenset("-+.0123456789")
-_WORD_START = frozenset("~nNtTfF")
-_MAX_INT_DIGITS = 4000  # Python refuses int(str) beyond 4300 digits by default
 
 
 class Refusal(Exception):
@@ -65,12 +54,6 @@ class Refusal(Exception):
     def __init__(self, code: str, pos: Pos, message: str, hint: str | None = None):
         super().__init__(message)
         self.problem = (code, pos, message, hint)
-
-
-class _ScalarProblem(Exception):
-    def __init__(self, code: str, message: str, hint: str | None = None):
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
 
 
 class _PyParser(reader.Reader, scanner.Scanner, yaml_parser.Parser):
@@ -89,87 +72,6 @@ def make_parser(text: str, backend: str = "auto") -> Any:
             raise RuntimeError("libyaml is not available")
         return CParser(text)
     return _PyParser(text)
-
-
-def short_tag(tag: str) -> str:
-    return "!!" + tag[len(STD) :] if tag.startswith(STD) else tag
-
-
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", dict: "a mapping", list: "a list"}.get(
-        type(value), type(value).__name__
-    )
-
-
-def resolve_plain(text: str) -> Any:
-    """An untagged plain scalar's value under the YAML 1.2 core schema."""
-    if not text:
-        return None
-    first = text[0]
-    if first in _NUM_START:
-        if _INT.match(text):
-            return _int(text, 10)
-        if _FLOAT.match(text):
-            return _finite(float(text), text)
-        if _OCT.match(text):
-            return _int(text[2:], 8)
-        if _HEX.match(text):
-            return _int(text[2:], 16)
-        if _NONFINITE.match(text):
-            _finite(math.nan, text)
-        return text
-    if first in _WORD_START:
-        if text in _NULLS:
-            return None
-        return _BOOLS.get(text, text)
-    return text
-
-
-def _int(digits: str, base: int) -> int:
-    if len(digits) > _MAX_INT_DIGITS:
-        raise _ScalarProblem("PM201", f"the integer has {len(digits)} digits; at most {_MAX_INT_DIGITS} are supported")
-    return int(digits, base)
-
-
-def _finite(number: float, text: str) -> float:
-    if not math.isfinite(number):
-        raise _ScalarProblem(
-            "PM201",
-            f"'{text}' is not a finite number and cannot be represented in JSON",
-            "quote it if you mean the text, or use a large finite number",
-        )
-    return number
-
-
-def resolve_tagged(tag: str, text: str) -> Any:
-    """A scalar with an explicit tag: only the core-schema tags are allowed."""
-    if tag == "!" or tag == STD + "str":
-        return text
-    kind = tag[len(STD) :] if tag.startswith(STD) else None
-    if kind in ("int", "float", "bool", "null"):
-        value = resolve_plain(text)
-        ok = {
-            "int": type(value) is int,
-            "float": type(value) in (int, float),
-            "bool": type(value) is bool,
-            "null": value is None,
-        }[kind]
-        if not ok:
-            raise _ScalarProblem("PM109", f"'{text}' is not a valid {short_tag(tag)} value")
-        return float(value) if kind == "float" else value
-    raise _ScalarProblem("PM109", *tag_problem(tag))
-
-
-def tag_problem(tag: str) -> tuple[str, str]:
-    """The message and hint for a tag safe loading does not allow."""
-    hint = "remove the tag: templates are plain data (strings, numbers, booleans, null, lists, mappings)"
-    if "python/" in tag:
-        return f"the tag '{short_tag(tag)}' would create a Python object; promptmill loads plain data only", hint
-    if tag == STD + "merge":
-        return "merge keys (<<) are not supported", "write the keys out, or share text with a fragment"
-    return f"the YAML tag '{short_tag(tag)}' is not allowed", hint
 
 
 @dataclass
@@ -219,14 +121,19 @@ class Builder:
         get()  # StreamStartEvent
         event = get()
         if type(event) is StreamEndEvent:
-            raise Refusal("PM103", (1, 1), "the file holds no YAML document (it is empty or only comments)",
-                          "write a mapping such as 'kind: role'")
+            raise Refusal(
+                "PM103",
+                (1, 1),
+                "the file holds no YAML document (it is empty or only comments)",
+                "write a mapping such as 'kind: role'",
+            )
         self._document()
         event = get()
         if type(event) is DocumentStartEvent:
             mark = event.start_mark
             raise Refusal(
-                "PM104", (mark.line + 1, mark.column + 1),
+                "PM104",
+                (mark.line + 1, mark.column + 1),
                 "a second YAML document starts here; a template file holds exactly one document",
                 "remove the '---' line, or split the documents into separate files",
             )
@@ -285,7 +192,8 @@ class Builder:
         self._count(1, pos)
         if len(self.stack) >= self.max_depth:
             raise Refusal(
-                "PM108", pos,
+                "PM108",
+                pos,
                 f"the YAML nesting is deeper than {self.max_depth} levels of mappings and lists",
                 "flatten the structure",
             )
@@ -310,7 +218,7 @@ class Builder:
             if event.style:  # quoted or block scalars are strings
                 return text
             return resolve_plain(text)
-        except _ScalarProblem as problem:
+        except ScalarProblem as problem:
             self.out.problems.append((problem.code, pos, problem.message, problem.hint))
             return text
 
@@ -321,21 +229,31 @@ class Builder:
         self.alias_count += 1
         if self.alias_count > self.max_aliases:
             raise Refusal(
-                "PM107", pos,
+                "PM107",
+                pos,
                 f"the file uses more than {self.max_aliases} YAML aliases (*name); "
                 "so many suggest an alias-expansion bomb",
                 "write the values out, or share text with fragments",
             )
         entry = self.anchors.get(name)
         if entry is None:
-            raise Refusal("PM101", pos, f"the alias *{name} refers to no anchor; define '&{name}' before using it")
+            raise Refusal(
+                "PM101",
+                pos,
+                f"the alias *{name} refers to no anchor; define '&{name}' before using it",
+            )
         if type(entry) is _Frame:
-            raise Refusal("PM111", pos, f"the alias *{name} refers to a node that contains it; it would expand forever")
+            raise Refusal(
+                "PM111",
+                pos,
+                f"the alias *{name} refers to a node that contains it; it would expand forever",
+            )
         value, size, anchor_path, height = entry
         self._count(size, pos)
         if height and len(self.stack) + height > self.max_depth:
             raise Refusal(
-                "PM108", pos,
+                "PM108",
+                pos,
                 f"expanding the alias *{name} nests the data deeper than {self.max_depth} levels",
                 "flatten the structure",
             )
@@ -351,7 +269,8 @@ class Builder:
         self.nodes += added
         if self.nodes > self.max_nodes:
             raise Refusal(
-                "PM111", pos,
+                "PM111",
+                pos,
                 f"the document has more than {self.max_nodes} nodes after expanding aliases",
                 "split the file, or write out fewer aliased values",
             )
@@ -387,10 +306,12 @@ class Builder:
                 shown = type_name(key)
             elif event.value:
                 shown = f"'{event.value}', which YAML reads as {type_name(key)}"
-                hint = f"quote the key to make it a string: \"{event.value}\":"
+                hint = f'quote the key to make it a string: "{event.value}":'
             else:
                 shown = "empty (null)"
-            problems.append(("PM205", pos, f"mapping keys must be strings; this key is {shown}", hint))
+            problems.append(
+                ("PM205", pos, f"mapping keys must be strings; this key is {shown}", hint)
+            )
             return _BadKey()
         if key == "<<" and event is not None and not event.style and event.tag is None:
             problems.append(("PM109", pos, *tag_problem(STD + "merge")))
@@ -398,11 +319,14 @@ class Builder:
         key_path = top.path + (key,)
         first = self.out.key_positions.get(key_path)
         if first is not None:
-            problems.append((
-                "PM106", pos,
-                f"duplicate key '{key}': it is already defined at line {first[0]}, column {first[1]}",
-                "remove or rename one of the two entries",
-            ))
+            problems.append(
+                (
+                    "PM106",
+                    pos,
+                    f"duplicate key '{key}': it is already defined at line {first[0]}, column {first[1]}",
+                    "remove or rename one of the two entries",
+                )
+            )
             return _BadKey()
         self.out.key_positions[key_path] = pos
         return key
@@ -426,3 +350,52 @@ def _copy(value: Any) -> Any:
             else:
                 target.append(item)
     return root
+
+
+def syntax_problem(err: MarkedYAMLError, text: str) -> tuple[Pos, str, str | None]:
+    """Position and wording for a YAML syntax error; the common ones get plainer words."""
+    mark = err.problem_mark or err.context_mark
+    pos = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    lines = split_lines(text)
+
+    def char_at(m: Any) -> str:
+        if m is None or m.line >= len(lines):
+            return ""
+        return lines[m.line][m.column : m.column + 1]
+
+    problem, context = (err.problem or "").strip(), (err.context or "").strip()
+    char = char_at(err.problem_mark)
+    if char == "\t" or "tab character" in problem:
+        return (
+            pos,
+            "a tab is used for indentation; YAML does not allow tabs for indentation",
+            "indent with spaces",
+        )
+    if "cannot start any token" in problem:
+        return pos, f"the character {char!r} cannot start a YAML value", "quote the value"
+    if context.startswith("while scanning a quoted scalar") and err.context_mark is not None:
+        quote = char_at(err.context_mark) or '"'
+        kind = "double" if quote == '"' else "single"
+        opened = f"line {err.context_mark.line + 1}, column {err.context_mark.column + 1}"
+        ending = "" if "end of stream" in problem else f" ({problem})"
+        hint = (
+            'write a " inside the string as \\"'
+            if quote == '"'
+            else "write a ' inside the string as ''"
+        )
+        return (
+            pos,
+            f"unclosed {kind}-quoted string: the {quote} at {opened} is never closed{ending}",
+            hint,
+        )
+    if problem.startswith("mapping values are not allowed"):
+        return (
+            pos,
+            "a ': ' is not allowed inside this plain value",
+            "quote the value, or put a nested mapping on its own indented lines",
+        )
+    message = problem or context or "invalid YAML"
+    if context and problem and err.context_mark is not None:
+        cm = err.context_mark
+        message += f" ({context} at line {cm.line + 1}, column {cm.column + 1})"
+    return pos, message, None
