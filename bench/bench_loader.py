@@ -2,7 +2,9 @@
 
 Prints the total time for loading them with `promptmill.loader.load_file`
 (libyaml events when available, and the pure-Python parser), next to PyYAML's
-own `safe_load` with the C loader as a yardstick, and the ratios.
+own `safe_load` with the C loader as a yardstick, and the ratios; then the
+time each hostile input (50 MB file, alias bomb, deep nesting, huge line) takes
+to be refused.
 
     PYTHONPATH=compiler python bench/bench_loader.py [--files 1000]
 """
@@ -104,6 +106,40 @@ def timed(fn, paths) -> float:
     return time.perf_counter() - start
 
 
+def hostile(folder: pathlib.Path) -> None:
+    """Inputs the loader must refuse quickly: print how long each refusal takes."""
+    sparse = folder / "huge.yaml"
+    with open(sparse, "wb") as handle:
+        handle.truncate(50 * 1024 * 1024)
+    laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    laughs += [
+        f"{c}: &{c} [" + ",".join([f"*{p}"] * 9) + "]"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+    cases = {
+        "50 MB file (load_file)": lambda backend: loader.load_file(sparse),
+        "billion laughs 9x9": lambda backend: loader._load(
+            "\n".join(laughs), "b.yaml", loader.DEFAULT_LIMITS, backend
+        ),
+        "10,000-level flow nesting": lambda backend: loader._load(
+            "[" * 10_000 + "]" * 10_000, "d.yaml", loader.DEFAULT_LIMITS, backend
+        ),
+        "10,000-level block nesting": lambda backend: loader._load(
+            "- " * 10_000 + "x", "d.yaml", loader.DEFAULT_LIMITS, backend
+        ),
+        "1 MB single line": lambda backend: loader._load(
+            "a: " + "x" * 1_000_000, "l.yaml", loader.DEFAULT_LIMITS, backend
+        ),
+    }
+    for name, run in cases.items():
+        for backend in ("c", "python") if yaml.__with_libyaml__ else ("python",):
+            start = time.perf_counter()
+            doc, diags = run(backend)
+            elapsed = time.perf_counter() - start
+            assert doc is None and diags
+            print(f"  {name:28} {backend:7} {diags[0].code}  {elapsed * 1000:8.1f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=1000)
@@ -134,6 +170,8 @@ def main() -> None:
         print(f"promptmill, pure-Python parser:        {python:.3f} s")
         print(f"yaml.load(CSafeLoader), no positions:  {base:.3f} s")
         print(f"ratio load_file / CSafeLoader: {ours / base:.2f}")
+        print("hostile inputs (refusal time):")
+        hostile(pathlib.Path(tmp))
 
 
 if __name__ == "__main__":
