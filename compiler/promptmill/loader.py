@@ -222,7 +222,7 @@ def _load(
         fatal = refusal.problem
     except yaml.MarkedYAMLError as err:
         fatal = ("PM101", *syntax_problem(err, text))
-    except yaml.YAMLError as err:  # reader errors are caught by _check_text; kept as a guard
+    except yaml.YAMLError as err:  # reader errors are caught by check_text; kept as a guard
         fatal = ("PM101", (1, 1), str(err).replace("\n", " "), None)
     problems = list(builder.out.problems)
     if fatal is not None:
