@@ -82,7 +82,8 @@ def load_project(path: str | os.PathLike[str] = ".", *, build_dir: str | os.Path
         for path in paths:
             if project.config_doc is not None and path.resolve() == (project.root / "promptmill.yaml").resolve():
                 continue
-            files += 1
+            if layer.name not in ("library", "user"):  # summaries count the project's own files
+                files += 1
             source = project.source_id(layer, path)
             doc, ldiags = load_file(path, project.display(path))
             diags.extend(ldiags)

@@ -87,6 +87,12 @@ class StateError(PromptmillError):
         )
 
 
+class StateFileError(PromptmillError):
+    """A render-state file that cannot be read or parsed (PM813) or is too large (PM812)."""
+
+    code = "PM813"
+
+
 class RenderError(PromptmillError):
     """A template failed while filling it with the state."""
 

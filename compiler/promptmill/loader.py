@@ -1,147 +1,307 @@
-"""TEMPORARY minimal loader (replaced by the loader branch). Same public API."""
+"""Load YAML template files into `Document`s that remember where every value came from.
+
+Loading is safe and bounded: YAML 1.2 core-schema scalars only, no tags beyond
+the standard ones, no merge keys, no duplicate or non-string keys; limits on
+file size, line length, nesting depth, aliases and expanded nodes. Bad input
+never raises: `load_text` and `load_file` return `(None, diagnostics)`, each
+diagnostic with `file:line:col` and a message that says what was expected.
+
+`discover` (re-exported from `promptmill.discovery`) lists the template files
+of a folder; `load_data_file` reads a render-state file (.json/.yaml/.yml) for
+the command line and raises `StateFileError` when it cannot.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pathlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from .diagnostics import Diagnostic, Position
+from .discovery import discover
+from .errors import StateFileError
+from .scalartext import block_scalar_pos, flow_scalar_pos, split_lines
+from .textcheck import check_text, decode, line_col, read_bytes
+from .yamlbuild import Builder, Refusal, make_parser, syntax_problem
 
-DocPath = tuple[str | int, ...]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DocPath",
+    "Document",
+    "Limits",
+    "discover",
+    "load_data_file",
+    "load_file",
+    "load_text",
+]
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_file_bytes: int = 1_048_576
+    """Bounds that keep loading a hostile or broken file fast and small."""
+
+    max_file_bytes: int = 1_048_576  # 1 MiB per template file
     max_line_chars: int = 65_536
-    max_depth: int = 64
-    max_aliases: int = 100
-    max_nodes: int = 200_000
+    max_depth: int = 64  # nesting of mappings/sequences
+    max_aliases: int = 100  # alias nodes per document
+    max_nodes: int = 200_000  # nodes after alias expansion
 
 
 DEFAULT_LIMITS = Limits()
+DocPath = tuple[str | int, ...]
+_Pos = tuple[int, int]
 
 
 @dataclass(frozen=True)
 class Document:
+    """One loaded YAML file: plain data plus the source position of every node.
+
+    `positions` maps the path of every value node to its 1-based (line, col);
+    `key_positions` does the same for mapping keys; `styles` holds the style
+    ('|', '>', '"', "'") of non-plain string scalars; `aliases` maps the path of
+    an alias node to the path of its anchor, so positions inside expanded
+    aliases point at the anchored text.
+    """
+
     file: str
     data: Any
     text: str
     sha256: str
-    _pos: dict = field(default_factory=dict, repr=False, compare=False)
-    _keys: dict = field(default_factory=dict, repr=False, compare=False)
-    _style: dict = field(default_factory=dict, repr=False, compare=False)
+    positions: dict[DocPath, _Pos] = field(default_factory=dict, repr=False, compare=False)
+    key_positions: dict[DocPath, _Pos] = field(default_factory=dict, repr=False, compare=False)
+    styles: dict[DocPath, str] = field(default_factory=dict, repr=False, compare=False)
+    aliases: dict[DocPath, DocPath] = field(default_factory=dict, repr=False, compare=False)
 
     def pos(self, path: DocPath) -> Position:
-        p = tuple(path)
-        while p and p not in self._pos:
-            p = p[:-1]
-        line, col = self._pos.get(p, (1, 1))
-        return Position(self.file, line, col)
+        """Start of the value node at `path`; the nearest known ancestor if absent; 1:1 for ()."""
+        path = tuple(path)
+        for end in range(len(path), 0, -1):
+            found = self._find(self.positions, path[:end])
+            if found is not None:
+                return Position(self.file, *found)
+        return Position(self.file, 1, 1)
 
     def key_pos(self, path: DocPath) -> Position:
-        p = tuple(path)
-        if p in self._keys:
-            line, col = self._keys[p]
-            return Position(self.file, line, col)
-        return self.pos(p)
+        """Start of the key of the last mapping step in `path` (falls back to `pos`)."""
+        path = tuple(path)
+        found = self._find(self.key_positions, path) if path else None
+        return Position(self.file, *found) if found is not None else self.pos(path)
 
     def text_pos(self, path: DocPath, line: int, col: int = 1) -> Position:
-        p = tuple(path)
-        style = self._style.get(p)
-        base = self.pos(p)
+        """Position of (line, col), 1-based, inside the value of the string scalar at `path`.
+
+        Exact for block scalars (| and >); best effort for plain and quoted ones.
+        """
+        path = tuple(path)
+        real = self._real_path(path)
+        start = self.positions.get(real) if real is not None else None
+        value = _value_at(self.data, path)
+        if start is None or not isinstance(value, str):
+            return self.pos(path)
+        line, col = max(line, 1), max(col, 1)
+        style = self.styles.get(real, "")
+        lines = split_lines(self.text)
         if style in ("|", ">"):
-            lines = self.text.splitlines()
-            first = base.line  # indicator line (1-based); content starts next line
-            content_line = first + line
-            indent = 0
-            if content_line - 1 < len(lines):
-                raw = lines[content_line - 1]
-                indent = len(raw) - len(raw.lstrip(" "))
-            return Position(self.file, content_line, indent + col)
-        if line == 1:
-            return Position(self.file, base.line, base.col + col - 1 + (1 if style in ("'", '"') else 0))
-        return Position(self.file, base.line + line - 1, col)
+            found = block_scalar_pos(lines, start, value, style == ">", line, col)
+        else:
+            found = flow_scalar_pos(lines, start, bool(style), line, col)
+        return Position(self.file, *found)
+
+    def _find(self, table: dict[DocPath, Any], path: DocPath) -> Any:
+        """Look `path` up in `table`, following alias nodes into their anchors."""
+        for _ in range(len(self.aliases) + 1):
+            hit = table.get(path)
+            if hit is not None or not self.aliases:
+                return hit
+            for cut in range(len(path), 0, -1):
+                target = self.aliases.get(path[:cut])
+                if target is not None:
+                    path = target + path[cut:]
+                    break
+            else:
+                return None
+        return None
+
+    def _real_path(self, path: DocPath) -> DocPath | None:
+        """The path of the node in the source text (through aliases), or None."""
+        for _ in range(len(self.aliases) + 1):
+            for cut in range(len(path), 0, -1):
+                target = self.aliases.get(path[:cut])
+                if target is not None:
+                    path = target + path[cut:]
+                    break
+            else:
+                return path
+        return None
 
 
-def _convert(node, path, pos, keys, style):
-    pos[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        out = {}
-        for k, v in node.value:
-            key = k.value
-            keys[path + (key,)] = (k.start_mark.line + 1, k.start_mark.column + 1)
-            out[key] = _convert(v, path + (key,), pos, keys, style)
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        return [_convert(v, path + (i,), pos, keys, style) for i, v in enumerate(node.value)]
-    style[path] = node.style
-    return yaml.SafeLoader("").construct_object(node) if False else _scalar(node)
+def _value_at(data: Any, path: DocPath) -> Any:
+    for step in path:
+        try:
+            data = data[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
-def _scalar(node):
-    loader = yaml.SafeLoader("")
-    return loader.construct_object(node, deep=True)
+def load_text(
+    source: str | bytes, file: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Document | None, list[Diagnostic]]:
+    """Load one YAML document from text or raw bytes; never raises for bad input."""
+    return _load(source, file, limits, "auto")
 
 
-def load_text(source: str | bytes, file: str, limits: Limits = DEFAULT_LIMITS):
-    raw = source.encode() if isinstance(source, str) else source
+def load_file(
+    path: os.PathLike[str] | str, file: str | None = None, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Document | None, list[Diagnostic]]:
+    """Read and load one YAML file; `file` is the display path (default: `path`, posix)."""
+    display = file if file is not None else pathlib.PurePath(path).as_posix()
+    raw = read_bytes(path, limits.max_file_bytes)
+    if isinstance(raw, tuple):
+        code, message = raw
+        return None, [Diagnostic.at(Position(display, 0, 0), code, message)]
+    return _load(raw, display, limits, "auto")
+
+
+def _load(
+    source: str | bytes, file: str, limits: Limits, backend: str
+) -> tuple[Document | None, list[Diagnostic]]:
+    """`load_text` with a choice of parser ("auto", "c" or "python"; tests use both)."""
+
+    def fail(
+        code: str, pos: _Pos, message: str, hint: str | None = None
+    ) -> tuple[None, list[Diagnostic]]:
+        return None, [Diagnostic.at(Position(file, *pos), code, message, hint=hint)]
+
+    if isinstance(source, str):
+        if len(source) > limits.max_file_bytes:  # at least as many bytes as characters
+            return fail(
+                "PM105",
+                (0, 0),
+                f"the file is larger than the limit of {limits.max_file_bytes:,} bytes",
+            )
+        try:
+            raw = source.encode("utf-8")
+        except UnicodeEncodeError as err:
+            return fail(
+                "PM102",
+                line_col(source, err.start),
+                "the text holds a lone surrogate, which is not UTF-8",
+            )
+    else:
+        raw = bytes(source)
+    if len(raw) > limits.max_file_bytes:
+        return fail(
+            "PM105",
+            (0, 0),
+            f"the file is {len(raw):,} bytes; the limit is {limits.max_file_bytes:,} bytes",
+        )
+    digest = hashlib.sha256(raw).hexdigest()
+    text = decode(raw)
+    if isinstance(text, tuple):
+        return fail("PM102", *text)
+    problem = check_text(text, limits.max_line_chars)
+    if problem is not None:
+        return fail(*problem)
+
+    builder = Builder(
+        make_parser(text, backend),
+        max_depth=limits.max_depth,
+        max_aliases=limits.max_aliases,
+        max_nodes=limits.max_nodes,
+    )
+    fatal: tuple[str, _Pos, str, str | None] | None = None
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, [Diagnostic("PM102", "error", file, 1, 1, "file is not UTF-8 text")]
+        built = builder.run()
+    except Refusal as refusal:
+        fatal = refusal.problem
+    except yaml.MarkedYAMLError as err:
+        fatal = ("PM101", *syntax_problem(err, text))
+    except yaml.YAMLError as err:  # reader errors are caught by check_text; kept as a guard
+        fatal = ("PM101", (1, 1), str(err).replace("\n", " "), None)
+    problems = list(builder.out.problems)
+    if fatal is not None:
+        problems.append(fatal)
+    if problems:
+        return None, [
+            Diagnostic.at(Position(file, *pos), code, msg, hint=hint)
+            for code, pos, msg, hint in problems
+        ]
+    return Document(
+        file,
+        built.data,
+        text,
+        digest,
+        built.positions,
+        built.key_positions,
+        built.styles,
+        built.aliases,
+    ), []
+
+
+# Render-state files: bigger and deeper than templates, same safety.
+_STATE_LIMITS = dict(max_line_chars=1 << 62, max_depth=256, max_aliases=1_000, max_nodes=2_000_000)
+
+
+def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) -> Any:
+    """Read a render-state file (.json, .yaml or .yml) into plain data.
+
+    Raises `StateFileError` with code PM812 when the file exceeds `max_bytes`,
+    and PM813 when it cannot be read or parsed (the message holds file:line:col).
+    """
+    display = pathlib.PurePath(path).as_posix()
+    suffix = pathlib.PurePath(path).suffix.lower()
+    if suffix not in (".json", ".yaml", ".yml"):
+        raise StateFileError(
+            f"{display}: a state file must end in .json, .yaml or .yml", code="PM813"
+        )
+    raw = read_bytes(path, max_bytes)
+    if isinstance(raw, tuple):
+        code, message = raw
+        raise StateFileError(f"{display}: {message}", code="PM812" if code == "PM105" else "PM813")
+    if suffix == ".json":
+        return _load_json(raw, display)
+    doc, diags = load_text(raw, display, Limits(max_file_bytes=max_bytes, **_STATE_LIMITS))
+    if doc is None:
+        first = diags[0]
+        more = f" (and {len(diags) - 1} more problems)" if len(diags) > 1 else ""
+        raise StateFileError(
+            f"{first.position}: {first.message}{more}", code="PM813", hint=first.hint
+        )
+    return doc.data
+
+
+def _load_json(raw: bytes, display: str) -> Any:
+    text = decode(raw)
+    if isinstance(text, tuple):
+        (line, col), message, _hint = text
+        raise StateFileError(f"{display}:{line}:{col}: {message}", code="PM813")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result:
+                raise ValueError(f"duplicate key '{key}'")
+            result[key] = value
+        return result
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not valid JSON")
+
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        return None, [Diagnostic("PM101", "error", file, line, col, str(exc).splitlines()[0])]
-    if node is None:
-        return None, [Diagnostic("PM103", "error", file, 1, 1, "file holds no YAML document")]
-    pos, keys, style = {}, {}, {}
-    data = _convert(node, (), pos, keys, style)
-    return Document(file, data, text, hashlib.sha256(raw).hexdigest(), pos, keys, style), []
-
-
-def load_file(path, file: str | None = None, limits: Limits = DEFAULT_LIMITS):
-    p = pathlib.Path(path)
-    display = file or p.as_posix()
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        return None, [Diagnostic("PM100", "error", display, 0, 0, f"cannot read file: {exc.strerror}")]
-    return load_text(raw, display, limits)
-
-
-def discover(root, *, exclude: Sequence[str] = ()):
-    import fnmatch
-
-    rootp = pathlib.Path(root)
-    out = []
-    for dirpath, dirnames, filenames in os.walk(rootp):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for f in filenames:
-            if f.startswith(".") or not f.endswith((".yaml", ".yml")):
-                continue
-            full = pathlib.Path(dirpath) / f
-            rel = full.relative_to(rootp).as_posix()
-            if any(fnmatch.fnmatch(rel, pat) for pat in exclude):
-                continue
-            out.append(full)
-    return sorted(out, key=lambda p: p.relative_to(rootp).as_posix()), []
-
-
-def load_data_file(path, *, max_bytes: int = 8_388_608):
-    import json
-
-    p = pathlib.Path(path)
-    text = p.read_text()
-    if p.suffix == ".json":
-        return json.loads(text)
-    return yaml.safe_load(text)
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as err:
+        raise StateFileError(
+            f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813"
+        ) from None
+    except ValueError as err:
+        raise StateFileError(f"{display}:0:0: {err}", code="PM813") from None
+    except RecursionError:
+        raise StateFileError(
+            f"{display}:0:0: the JSON is nested too deeply", code="PM813"
+        ) from None

@@ -1,7 +1,8 @@
 """The project: promptmill.yaml, its folders and the search path of template layers.
 
 `find_project(path)` locates the configuration: `path` itself when it is a file,
-else the first `promptmill.yaml` in `path` or one of its parents. Without one,
+else the first `promptmill.yaml` in `path` or one of its parents (a parent's only when `path`
+lies inside that project's prompts folder). Without one,
 `path` is the project root, its `prompts/` folder (or `path` itself when there
 is none) holds the templates and `build/` receives the build.
 
@@ -84,13 +85,29 @@ def user_dir() -> Path:
     return Path(base) / "promptmill"
 
 
+def _prompts_setting(config_file: Path) -> str:
+    """The `prompts:` value of a config file, read cheaply (for locating only)."""
+    try:
+        for line in config_file.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("prompts:"):
+                return line.split(":", 1)[1].split("#", 1)[0].strip().strip("'\"") or "prompts"
+    except OSError:
+        pass
+    return "prompts"
+
+
 def _locate(path: Path) -> Path | None:
+    """The config file governing `path`: `path` itself when it is a file; else the first
+    promptmill.yaml in `path` or a parent whose folder is `path` or whose prompts folder
+    holds `path` (a folder elsewhere in a repository is a project of its own)."""
     if path.is_file():
         return path
     for folder in [path, *path.parents]:
         candidate = folder / CONFIG_NAME
         if candidate.is_file():
-            return candidate
+            if folder == path or path.is_relative_to((folder / _prompts_setting(candidate)).resolve()):
+                return candidate
+            return None
     return None
 
 
