@@ -9,6 +9,7 @@ beyond reading their sort key.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -169,6 +170,8 @@ def item_order(spec: Section, items: list) -> list[int]:
                     "",
                     [(state_path((*spec.path, i, *key)), f"expected a number to order section '{spec.id}' by, got {got}")],
                 )
+            if not math.isfinite(value):
+                raise StateError("", [(state_path((*spec.path, i, *key)), "is not a finite number")], code="PM811")
             scores.append(value)
         sign = -1 if spec.order_desc else 1
         return sorted(range(n), key=lambda i: (sign * scores[i], i))
@@ -182,8 +185,12 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
     spec = cand.spec
     item = cand.items[i]  # type: ignore[index]
     validator = prepared.validator
-    if validator is not None and spec.path in prepared.bundle.lazy_paths and not validator.item_valid(spec.path, item):
-        raise StateError("", validator.item_errors(spec.path, i, item))
+    if spec.path in prepared.bundle.lazy_paths:
+        from .runtime import check_state_data  # lists at lazy paths skip the up-front check
+
+        check_state_data(item, at=(*spec.path, i))
+        if validator is not None and not validator.item_valid(spec.path, item):
+            raise StateError("", validator.item_errors(spec.path, i, item))
     return item
 
 

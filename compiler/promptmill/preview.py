@@ -76,13 +76,14 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
         note = _items_note(s)
         if note:
             out.append(f"    {note}")
-            dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
-        if s.reason and s.status not in ("kept",):
+        if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped"):
             out.append(f"    {s.reason}")
         if s.status == "dropped":
             dropped.append(f"{s.id} (whole section)")
         elif s.status == "truncated":
             dropped.append(f"{s.id} (truncated)")
+        elif note:
+            dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
         if show_text and s.present:
             for text_line in s.text.splitlines():
                 out.append(_c("    │ ", "90", color) + text_line)

@@ -213,6 +213,8 @@ class Watcher:
         With `thread` (the default) the rebuild loop runs on a thread of its
         own; otherwise call `run()` to run it on the current one.
         """
+        if self._observer.is_alive():
+            return self
         for root in self.roots:
             self._schedule(root)
         self._observer.start()
