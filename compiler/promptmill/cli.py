@@ -204,18 +204,20 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
     """
     from .api import Workspace
     from .livepreview import LivePreview
-    from .watch import watch as run_watch
+    from .watch import Watcher
 
     tty = sys.stdout.isatty()
     preview = LivePreview(Workspace(path), role, state_file, budget=budget, provider=provider,
                           write=_writer(tty), color=_color(sys.stdout))
     preview.refresh(set())
-    paths = preview.watch_paths()
-    click.echo(f"watching {len(paths)} path(s); Ctrl-C to stop", err=True)
+    watcher = Watcher(preview.watch_paths(), preview.refresh, debounce=debounce).start(thread=False)
+    click.echo(f"watching {len(watcher.roots)} path(s); Ctrl-C to stop", err=True)
     try:
-        run_watch(paths, preview.refresh, debounce=debounce)
+        watcher.run()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
+    finally:
+        watcher.stop()
     sys.exit(0)
 
 

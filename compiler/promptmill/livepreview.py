@@ -84,6 +84,7 @@ class LivePreview:
         try:
             from .statefile import read_state
 
+            runtime.bundle(self.role)  # an unknown role first: it is the likelier mistake
             state = read_state(self.state_file) if self.state_file is not None else {}
             req = runtime.render(self.role, state, budget=self.budget, provider=self.provider)
         except PromptmillError as exc:

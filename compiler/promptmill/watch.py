@@ -32,6 +32,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -39,6 +40,11 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 log = logging.getLogger("promptmill.watch")
+
+# watchdog warns when the kernel reuses a watch descriptor for a folder created
+# right after another was deleted (it then replaces the stale entry, which is
+# what we want); under churn that would spam the terminal of `promptmill watch`.
+warnings.filterwarnings("ignore", message="Callback with id .* already exists", category=RuntimeWarning)
 
 DEFAULT_SUFFIXES = (".yaml", ".yml", ".json")
 _DROPPINGS_PREFIX = (".#", "#")
