@@ -200,3 +200,10 @@ def test_missing_project_folder_is_a_diagnostic(tmp_path):
 def test_lint_and_compile_are_unaffected(project):
     result = lint(project)
     assert result.ok() and any(d.code == "PM404" for d in result.diagnostics)
+
+
+def test_workspace_is_exported_lazily():
+    import promptmill
+    from promptmill.api import Workspace
+
+    assert promptmill.Workspace is Workspace

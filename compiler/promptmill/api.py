@@ -1,8 +1,9 @@
-"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`.
+"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`, `Workspace`.
 
     result = promptmill.lint("prompts")          # LintResult, never raises for template problems
     result = promptmill.compile(".")             # CompileResult; raises CompileError on errors
     result = promptmill.compile(".", check=True) # stale roles listed, nothing written
+    runtime, diags = Workspace(".").refresh()    # in memory; refresh again after edits (fast)
 
 The pipeline: find the project, load every template along the search path,
 validate each against its JSON Schema, index ids, compose each role along its
@@ -16,6 +17,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
@@ -28,6 +30,9 @@ from .project import Project, find_project
 from .resolve import ComposedRole, Index, build_index, compose
 from .schemacheck import check_document
 from .writer import bundle_path, stale_files, write_build
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runtime import Runtime
 
 
 @dataclass
@@ -374,7 +379,7 @@ class Workspace:
         self.recompiled: tuple[str, ...] = ()
         self.project: Project | None = None
 
-    def refresh(self):
+    def refresh(self) -> tuple[Runtime | None, list[Diagnostic]]:
         """Recompile in memory: (Runtime, diagnostics), or (None, diagnostics) when there are errors.
 
         Never raises for template problems; a missing project folder is a
