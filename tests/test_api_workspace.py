@@ -207,3 +207,14 @@ def test_workspace_is_exported_lazily():
     from promptmill.api import Workspace
 
     assert promptmill.Workspace is Workspace
+
+
+def test_editing_promptmill_yaml_recompiles_every_role(project):
+    ws = Workspace(project)
+    ws.refresh()
+    config = project / "promptmill.yaml"
+    config.write_text(config.read_text().replace("o200k_base", "cl100k_base"))
+    runtime, _ = ws.refresh()
+    assert set(ws.recompiled) == set(runtime.roles)
+    assert runtime.render("polite").tokenizer == "cl100k_base"
+    assert_same_as_scratch(ws, project)

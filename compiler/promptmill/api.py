@@ -26,7 +26,7 @@ from .diagnostics import Diagnostic, has_errors, sort_diagnostics
 from .errors import BuildError, CompileError
 from .loader import discover, load_file
 from .model import Role, Template, build_template
-from .project import Project, find_project
+from .project import Layer, Project, find_project
 from .resolve import ComposedRole, Index, build_index, compose
 from .schemacheck import check_document
 from .writer import bundle_path, stale_files, write_build
@@ -75,16 +75,16 @@ def _project_rules(project: Project) -> list:
     return [(rule, doc.pos(("inject", i, "fragment"))) for i, rule in enumerate(project.config.get("inject", ()))] if doc else []
 
 
-DocKey = tuple[str, str, str, str]  # (working folder, file path, layer root, sha256 of the bytes)
+DocKey = tuple[str, str, Layer, str, str]  # (working folder, project root, layer, file path, sha256 of the bytes)
 DocEntry = tuple[Template | None, tuple[Diagnostic, ...], str | None, str]  # (template, diagnostics, sha256, source id)
 
 
-def _load_one(project: Project, layer, path: Path, cache: dict[DocKey, DocEntry] | None, seen: dict[DocKey, DocEntry]) -> DocEntry:
+def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, DocEntry] | None, seen: dict[DocKey, DocEntry]) -> DocEntry:
     """Load, schema-check and model one file, reusing `cache` when its bytes did not change."""
     key: DocKey | None = None
     if cache is not None:
         try:
-            key = (os.getcwd(), str(path), str(layer.root), hashlib.sha256(path.read_bytes()).hexdigest())
+            key = (os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(path.read_bytes()).hexdigest())
         except OSError:
             key = None  # load_file reports it
         if key is not None and key in cache:
@@ -102,7 +102,7 @@ def _load_one(project: Project, layer, path: Path, cache: dict[DocKey, DocEntry]
             template, tdiags = build_template(doc, layer, source)
             diags.extend(tdiags)
     entry: DocEntry = (template, tuple(diags), doc.sha256 if doc is not None else None, source)
-    if key is not None and (doc is None or doc.sha256 == key[3]):  # not rewritten between the two reads
+    if key is not None and (doc is None or doc.sha256 == key[4]):  # not rewritten between the two reads
         seen[key] = entry
     return entry
 
