@@ -47,9 +47,11 @@ __all__ = [
     "load",
     "Runtime",
     "PromptRequest",
+    "Workspace",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .api import Workspace
     from .request import PromptRequest
     from .runtime import Runtime
 
@@ -58,6 +60,7 @@ _LAZY = {
     "PromptRequest": ("request", "PromptRequest"),
     "compile": ("api", "compile"),
     "lint": ("api", "lint"),
+    "Workspace": ("api", "Workspace"),
 }
 
 

@@ -1,8 +1,9 @@
-"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`.
+"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`, `Workspace`.
 
     result = promptmill.lint("prompts")          # LintResult, never raises for template problems
     result = promptmill.compile(".")             # CompileResult; raises CompileError on errors
     result = promptmill.compile(".", check=True) # stale roles listed, nothing written
+    runtime, diags = Workspace(".").refresh()    # in memory; refresh again after edits (fast)
 
 The pipeline: find the project, load every template along the search path,
 validate each against its JSON Schema, index ids, compose each role along its
@@ -16,6 +17,7 @@ import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
@@ -24,10 +26,13 @@ from .diagnostics import Diagnostic, has_errors, sort_diagnostics
 from .errors import BuildError, CompileError
 from .loader import discover, load_file
 from .model import Role, Template, build_template
-from .project import Project, find_project
+from .project import Layer, Project, find_project
 from .resolve import ComposedRole, Composer, Index, build_index
 from .schemacheck import check_document
 from .writer import bundle_path, stale_files, write_build
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runtime import Runtime
 
 
 @dataclass
@@ -65,14 +70,58 @@ class CompileResult:
     bundles: dict[str, RoleBundle] = field(default_factory=dict, repr=False)
 
 
-def load_project(path: str | os.PathLike[str] = ".", *, build_dir: str | os.PathLike[str] | None = None) -> Loaded:
-    """Find the project at `path` and load all of its templates."""
+DocKey = tuple[str, str, Layer, str, str]  # (working folder, project root, layer, file path, sha256 of the bytes)
+DocEntry = tuple[Template | None, tuple[Diagnostic, ...], str | None, str]  # (template, diagnostics, sha256, source id)
+
+
+def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, DocEntry] | None, seen: dict[DocKey, DocEntry]) -> DocEntry:
+    """Load, schema-check and model one file, reusing `cache` when its bytes did not change."""
+    key: DocKey | None = None
+    if cache is not None:
+        try:
+            key = (os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+        except OSError:
+            key = None  # load_file reports it
+        if key is not None and key in cache:
+            seen[key] = cache[key]
+            return cache[key]
+    source = project.source_id(layer, path)
+    diags: list[Diagnostic] = []
+    template = None
+    doc, ldiags = load_file(path, project.display(path))
+    diags.extend(ldiags)
+    if doc is not None:
+        sdiags = check_document(doc)
+        diags.extend(sdiags)
+        if not sdiags:
+            template, tdiags = build_template(doc, layer, source)
+            diags.extend(tdiags)
+    entry: DocEntry = (template, tuple(diags), doc.sha256 if doc is not None else None, source)
+    if key is not None and (doc is None or doc.sha256 == key[4]):  # not rewritten between the two reads
+        seen[key] = entry
+    return entry
+
+
+def load_project(
+    path: str | os.PathLike[str] = ".",
+    *,
+    build_dir: str | os.PathLike[str] | None = None,
+    cache: dict[DocKey, DocEntry] | None = None,
+) -> Loaded:
+    """Find the project at `path` and load all of its templates.
+
+    With `cache` (a dict owned by the caller, see `Workspace`), files whose
+    bytes did not change since the last call are not parsed again; on return
+    the cache holds exactly the files of this call.
+    """
     project, diags = find_project(path, build_dir=build_dir)
     templates: list[Template] = []
     inputs: dict[str, str] = {}
+    seen: dict[DocKey, DocEntry] = {}
     if project.config_doc is not None:
         inputs["promptmill.yaml"] = project.config_doc.sha256
     files = 0
+    config_path = (project.root / "promptmill.yaml").resolve()
     for layer in project.layers:
         if not layer.root.is_dir():
             continue
@@ -80,24 +129,19 @@ def load_project(path: str | os.PathLike[str] = ".", *, build_dir: str | os.Path
         paths, ddiags = discover(layer.root, exclude=exclude)
         diags.extend(ddiags)
         for path in paths:
-            if project.config_doc is not None and path.resolve() == (project.root / "promptmill.yaml").resolve():
+            if project.config_doc is not None and path.resolve() == config_path:
                 continue
             if layer.name not in ("library", "user"):  # summaries count the project's own files
                 files += 1
-            source = project.source_id(layer, path)
-            doc, ldiags = load_file(path, project.display(path))
+            template, ldiags, sha, source = _load_one(project, layer, path, cache, seen)
             diags.extend(ldiags)
-            if doc is None:
-                continue
-            inputs[source] = doc.sha256
-            sdiags = check_document(doc)
-            diags.extend(sdiags)
-            if sdiags:
-                continue
-            template, tdiags = build_template(doc, layer, source)
-            diags.extend(tdiags)
+            if sha is not None:
+                inputs[source] = sha
             if template is not None:
                 templates.append(template)
+    if cache is not None:
+        cache.clear()
+        cache.update(seen)
     index, idiags = build_index(templates)
     diags.extend(idiags)
     return Loaded(project, templates, index, diags, inputs, files)
@@ -111,31 +155,54 @@ def _roles(loaded: Loaded) -> list[Role]:
     ]
 
 
-def compile_bundles(loaded: Loaded, reuse: dict[str, str] | None = None) -> tuple[dict[str, RoleBundle], list[str], list[Diagnostic]]:
+RoleMemo = dict[str, tuple[str, RoleBundle | None, tuple[Diagnostic, ...]]]  # role id -> (dependency hash, bundle, diagnostics)
+
+
+def compile_bundles(
+    loaded: Loaded, reuse: dict[str, str] | None = None, *, memo: RoleMemo | None = None
+) -> tuple[dict[str, RoleBundle], list[str], list[Diagnostic]]:
     """Compile every role; `reuse` maps role id -> source_hash of roles to skip when unchanged.
 
     Returns (bundles, ids of reused roles, diagnostics). Reused roles are not in `bundles`.
+    With `memo` (a dict owned by the caller, see `Workspace`), a role whose
+    sources did not change since the last call is taken from it, bundle and
+    diagnostics alike, instead of being compiled again.
     """
     bundles: dict[str, RoleBundle] = {}
     reused: list[str] = []
     composer = Composer(loaded.index, loaded.project.config, loaded.project.config_doc)
     diags: list[Diagnostic] = list(composer.diagnostics)
+    fresh: RoleMemo = {}
     for role in _roles(loaded):
         composed, cdiags = composer.compose(role)
         diags.extend(cdiags)
         if composed is None:
             continue
+        key = _dependency_hash(composed, loaded) if memo is not None else None
+        if key is not None and memo is not None and role.id in memo and memo[role.id][0] == key:
+            _, bundle, rdiags = fresh[role.id] = memo[role.id]
+            diags.extend(rdiags)
+            if bundle is not None:
+                bundles[role.id] = bundle
+            continue
         if role.abstract:
             _, rdiags = compile_role(composed, loaded.index, loaded.project)
             diags.extend(rdiags)
+            if key is not None:
+                fresh[role.id] = (key, None, tuple(rdiags))
             continue
         if reuse and role.id in reuse and _dependency_hash(composed, loaded) == reuse[role.id]:
             reused.append(role.id)
             continue
         bundle, rdiags = compile_role(composed, loaded.index, loaded.project)
         diags.extend(rdiags)
+        if key is not None:
+            fresh[role.id] = (key, bundle, tuple(rdiags))
         if bundle is not None:
             bundles[role.id] = bundle
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
     return bundles, reused, diags
 
 
@@ -313,3 +380,48 @@ def build_in_memory(path: str | os.PathLike[str] = "."):
     if has_errors(all_diags):
         raise CompileError(all_diags)
     return Runtime(bundles, base_dir=loaded.project.root), all_diags
+
+
+class Workspace:
+    """A project kept in memory so that recompiling after an edit is fast.
+
+        ws = Workspace("path/to/project")
+        runtime, diagnostics = ws.refresh()   # after every save
+        if runtime is not None:
+            req = runtime.render("executor", state)
+
+    Each `refresh()` walks the project again (new, deleted and renamed files
+    are seen), but a file whose bytes did not change is not parsed or checked
+    again, and a role whose sources did not change is not compiled again: only
+    what an edit touched costs time. Files are compared by content hash, so a
+    caller need not say what changed. `reparsed` and `recompiled` tell what the
+    last refresh actually redid.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] = ".") -> None:
+        self.path = Path(path)
+        self._docs: dict[DocKey, DocEntry] = {}
+        self._roles: RoleMemo = {}
+        self.reparsed: tuple[str, ...] = ()
+        self.recompiled: tuple[str, ...] = ()
+        self.project: Project | None = None
+
+    def refresh(self) -> tuple[Runtime | None, list[Diagnostic]]:
+        """Recompile in memory: (Runtime, diagnostics), or (None, diagnostics) when there are errors.
+
+        Never raises for template problems; a missing project folder is a
+        diagnostic (PM011) like any other.
+        """
+        from .runtime import Runtime
+
+        before_docs = set(self._docs)
+        before_roles = {rid: entry[0] for rid, entry in self._roles.items()}
+        loaded = load_project(self.path, cache=self._docs)
+        bundles, _, diags = compile_bundles(loaded, memo=self._roles)
+        self.project = loaded.project
+        self.reparsed = tuple(sorted(self._docs[key][3] for key in set(self._docs) - before_docs))
+        self.recompiled = tuple(sorted(rid for rid, entry in self._roles.items() if before_roles.get(rid) != entry[0]))
+        all_diags = sort_diagnostics(loaded.diagnostics + diags)
+        if has_errors(all_diags):
+            return None, all_diags
+        return Runtime(bundles, base_dir=loaded.project.root), all_diags

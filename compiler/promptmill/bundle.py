@@ -213,17 +213,20 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+_RECOMPILE = "recompile with this promptmill: promptmill compile"
+
+
 def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise BuildError(f"{where}: expected an object")
     known = {f.name for f in fields(cls)}
     unknown = set(data) - known
     if unknown:
-        raise BuildError(f"{where}: unknown fields {sorted(unknown)}")
+        raise BuildError(f"{where}: unknown fields {sorted(unknown)} (written by another promptmill?)", hint=_RECOMPILE)
     try:
         return cls(**data)
     except TypeError as exc:
-        raise BuildError(f"{where}: {exc}") from exc
+        raise BuildError(f"{where}: {exc}", hint=_RECOMPILE) from exc
 
 
 def _tuple(value: Any) -> tuple:

@@ -133,6 +133,21 @@ def _runtime(project: str, build: str | None):
     return runtime
 
 
+def _render_output(req, fmt: str, color: bool) -> tuple[str, bool]:
+    """(text, add a newline) for `render --format fmt`."""
+    if fmt == "pretty":
+        from .preview import pretty
+
+        return pretty(req, color=color), True
+    if fmt == "text":
+        return req.text, sys.stdout.isatty()  # exactly the prompt when piped
+    if fmt == "json":
+        from .preview import request_data
+
+        return json.dumps(request_data(req), ensure_ascii=False, indent=2), True
+    return json.dumps(req.to_payload(), ensure_ascii=False, indent=2), True
+
+
 @main.command()
 @click.argument("role")
 @click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json).")
@@ -144,10 +159,14 @@ def _runtime(project: str, build: str | None):
 @click.option("--event", type=click.Choice(("start", "continue")), default="start", show_default=True)
 @handled
 def render(role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str) -> None:
-    """Render ROLE with a state and show the result."""
-    from .loader import load_data_file
+    """Render ROLE with a state and show the result.
 
-    state = load_data_file(state_file) if state_file else {}
+    pretty: sections with token counts and budget bars; text: exactly the
+    prompt; json: the whole result; openai|anthropic|gemini|live: the payload.
+    """
+    from .statefile import read_state
+
+    state = read_state(state_file) if state_file else {}
     if fmt in ("openai", "anthropic", "gemini", "live"):
         if provider is not None and provider != fmt:
             raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
@@ -156,23 +175,8 @@ def render(role: str, state_file: str | None, budget: int | None, fmt: str, prov
         provider = "text"  # the text renderer's payload; --provider X --format text shows X's fit as text
     runtime = _runtime(project, build)
     req = runtime.render(role, state, budget=budget, provider=provider, event=event)
-    if fmt == "pretty":
-        from .preview import pretty
-
-        click.echo(pretty(req, color=_color(sys.stdout)))
-    elif fmt == "text":
-        click.echo(req.text)
-    elif fmt == "json":
-        from .bundle import plain
-
-        click.echo(json.dumps({"tokens": req.tokens, "budget": req.budget, "provider": req.provider,
-                               "exact": req.exact, "text": req.text,
-                               "sections": [s.as_dict() for s in req.sections],
-                               "messages": [plain(m) for m in req.messages],
-                               "events": list(req.events), "budget_origins": dict(req.budget_origins)},
-                              ensure_ascii=False, indent=2))
-    else:
-        click.echo(json.dumps(req.to_payload(), ensure_ascii=False, indent=2))
+    text, newline = _render_output(req, fmt, _color(sys.stdout))
+    click.echo(text, nl=newline)
 
 
 @main.command()
@@ -198,6 +202,48 @@ def stats(path: str, build: str | None) -> None:
 
     runtime = _runtime(path, build)
     click.echo(stats_table({r: runtime.bundle(r) for r in runtime.roles}))
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path(exists=True))
+@click.option("--role", required=True, help="Role to re-render after every change.")
+@click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json); watched too.")
+@click.option("--budget", type=int, help="Tokens the prompt may use.")
+@click.option("--provider", type=click.Choice(("text", "openai", "anthropic", "gemini", "live")), help="Provider to fit for.")
+@click.option("--debounce", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="Seconds of quiet before a refresh.")
+@handled
+def watch(path: str, role: str, state_file: str | None, budget: int | None, provider: str | None, debounce: float) -> None:
+    """Re-render ROLE whenever a template of the project at PATH or the state changes.
+
+    A broken edit shows its diagnostics and the watcher keeps going; Ctrl-C stops it.
+    """
+    from .api import Workspace
+    from .livepreview import LivePreview
+    from .watch import Watcher
+
+    tty = sys.stdout.isatty()
+    preview = LivePreview(Workspace(path), role, state_file, budget=budget, provider=provider,
+                          write=_writer(tty), color=_color(sys.stdout))
+    preview.refresh(set())
+    watcher = Watcher(preview.watch_paths(), preview.refresh, debounce=debounce).start(thread=False)
+    click.echo(f"watching {len(watcher.roots)} path(s); Ctrl-C to stop", err=True)
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+    finally:
+        watcher.stop()
+    sys.exit(0)
+
+
+def _writer(tty: bool) -> Callable[[str], None]:
+    def write(text: str) -> None:
+        if tty:
+            click.clear()
+        click.echo(text)
+        sys.stdout.flush()
+
+    return write
 
 
 def run() -> None:  # pragma: no cover - console entry for `python -m promptmill`

@@ -9,6 +9,7 @@ beyond reading their sort key.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,7 +179,7 @@ def item_order(spec: Section, items: list) -> list[int]:
             scores = [item.get(key[0], MISSING) for item in items]
         else:
             scores = [_score(item, key) for item in items]
-        if not all(type(v) in (int, float) for v in scores):
+        if not all(type(v) is int or (type(v) is float and math.isfinite(v)) for v in scores):
             _bad_score(spec, scores)
         # sorting is stable, also in reverse: equal scores keep their list order
         return sorted(range(n), key=scores.__getitem__, reverse=spec.order_desc)
@@ -194,8 +195,12 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
     if i < cand.declared:
         return item
     validator = prepared.validator
-    if validator is not None and spec.path in prepared.bundle.lazy_paths and not validator.item_valid(spec.path, item):
-        raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
+    if spec.path in prepared.bundle.lazy_paths:
+        from .runtime import check_state_data  # lists at lazy paths skip the up-front check
+
+        check_state_data(item, at=(*spec.path, i - cand.declared))
+        if validator is not None and not validator.item_valid(spec.path, item):
+            raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
     if spec.kind == "tools":
         from .tooldecl import problems
 
@@ -215,12 +220,12 @@ def _score(item: Any, key: tuple[str, ...]) -> Any:
 
 def _bad_score(spec: Section, scores: list) -> None:
     for i, value in enumerate(scores):
+        where = state_path((*spec.path, i, *spec.order_by))
         if type(value) not in (int, float):
             got = "nothing" if value is MISSING else type(value).__name__
-            raise StateError(
-                "",
-                [(state_path((*spec.path, i, *spec.order_by)), f"expected a number to order section '{spec.id}' by, got {got}")],
-            )
+            raise StateError("", [(where, f"expected a number to order section '{spec.id}' by, got {got}")])
+        if not math.isfinite(value):
+            raise StateError("", [(where, "is not a finite number")], code="PM811")
 
 
 def render_item(prepared: PreparedRole, cand: Candidate, i: int, ctx: Mapping[str, Any]) -> str:

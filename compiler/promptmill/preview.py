@@ -1,14 +1,27 @@
-"""Terminal previews: `render --format pretty` and the `stats` table.
+"""Terminal previews: `render --format pretty|json`, and the `stats` table.
 
-Pure functions from results to text; colour is added only when asked (TTY).
+Pure functions from results to text or data; colour is added only when asked
+(the CLI asks on a TTY without NO_COLOR).
+
+- `pretty(req)`: each section with its id, status, token count and share of
+  the budget as a bar, which items or sections were dropped and why, and the
+  total against the budget; the section text follows each row.
+- `request_data(req)`: every field of the `PromptRequest` (the state aside)
+  plus the assembled `text`, as plain JSON data in a fixed order.
+- `stats_table(bundles)`: one row per role.
 """
 
 from __future__ import annotations
 
-from .bundle import RoleBundle
-from .request import PromptRequest
+import dataclasses
+from typing import Any
+
+from .bundle import RoleBundle, plain
+from .request import PromptRequest, RenderedSection
 
 BAR = 24
+RENDER_FORMAT = "promptmill-render"
+RENDER_FORMAT_VERSION = 1
 _COLORS = {"kept": "32", "trimmed": "33", "truncated": "33", "dropped": "31", "empty": "90", "skipped": "90"}
 
 
@@ -20,44 +33,97 @@ def _bar(tokens: int, budget: int) -> str:
     if budget <= 0:
         return ""
     filled = min(BAR, round(BAR * tokens / budget))
+    if tokens > 0 and filled == 0:
+        filled = 1 if tokens * BAR * 4 >= budget else 0  # show a sliver for an eighth of a cell or more
     return "█" * filled + "·" * (BAR - filled)
 
 
+def _pct(tokens: int, budget: int) -> str:
+    return f"{100 * tokens / budget:5.1f}%" if budget > 0 else "     -"
+
+
+def _items_note(s) -> str | None:
+    if s.items_total is None or not s.items_dropped:
+        return None
+    shown = ", ".join(str(i) for i in list(s.items_dropped)[:12]) + (", …" if len(s.items_dropped) > 12 else "")
+    uncounted = s.items_total - s.items_counted
+    note = f"kept {len(s.items_kept)} of {s.items_total} items; dropped items [{shown}]"
+    return note + (f" ({uncounted} never rendered)" if uncounted > 0 else "")
+
+
 def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -> str:
-    """Each section with id, tokens, share of the budget as a bar, and what was dropped."""
+    """The render, section by section, for a person at a terminal."""
     out = []
-    head = f"{req.role} → {req.provider}  {req.tokens}/{req.budget} tokens ({100 * req.tokens / req.budget:.1f}%)"
-    head += f"  tokenizer {req.tokenizer}{'' if req.exact else ' (estimate)'}"
+    exact = "exact" if req.exact else "estimate"
+    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({_pct(req.tokens, req.budget).strip()})   {req.tokenizer}, {exact}"
     out.append(_c(head, "1", color))
-    out.append(_bar(req.tokens, req.budget))
-    out.append("budget: " + f"max_tokens {req.max_tokens} - reserve {req.reserve}" + (f" - margin {req.margin_tokens}" if req.margin_tokens else ""))
+    out.append(f"[{_bar(req.tokens, req.budget)}]")
+    budget = f"budget {req.budget}: max_tokens {req.max_tokens} - reserve {req.reserve}"
+    if req.margin_tokens:
+        budget += f" - margin {req.margin_tokens}"
+    out.append(budget)
     for key, where in req.budget_origins.items():
-        out.append(f"  {key:<14} from {where}")
+        out.append(f"  {key:<12} from {where}")
     out.append("")
-    width = max([28] + [len(s.id) for s in req.sections])
+    width = min(40, max([len(s.id) for s in req.sections] + [7]))
+    out.append(_c(f"{'section':<{width}}  {'status':<9}  {'tokens':>6}  {'share of budget':<{BAR + 7}}  message/stability", "1", color))
+    dropped = []
     for s in req.sections:
         status = _c(f"{s.status:<9}", _COLORS.get(s.status, "0"), color)
         tokens = f"{s.tokens:>6}" if s.present else "     -"
-        line = f"{s.id:<{width}} {status} {tokens}  {_bar(s.tokens, req.budget)}  {s.message}/{s.stability}"
-        out.append(line)
-        if s.items_total is not None and s.items_dropped:
-            uncounted = s.items_total - s.items_counted
-            out.append(
-                f"    kept {len(s.items_kept)} of {s.items_total} items; dropped {list(s.items_dropped)[:12]}"
-                + ("…" if len(s.items_dropped) > 12 else "")
-                + (f" ({uncounted} never rendered)" if uncounted > 0 else "")
-            )
-        if s.reason and s.status != "kept":
+        share = f"{_bar(s.tokens, req.budget)} {_pct(s.tokens, req.budget)}" if s.present else " " * (BAR + 7)
+        out.append(f"{s.id:<{width}}  {status}  {tokens}  {share}  {s.message}/{s.stability}")
+        note = _items_note(s)
+        if note:
+            out.append(f"    {note}")
+        if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped"):
             out.append(f"    {s.reason}")
+        if s.status == "dropped":
+            dropped.append(f"{s.id} (whole section)")
+        elif s.status == "truncated":
+            dropped.append(f"{s.id} (truncated)")
+        elif note:
+            dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
         if show_text and s.present:
             for text_line in s.text.splitlines():
                 out.append(_c("    │ ", "90", color) + text_line)
+    out.append("")
+    out.append("dropped: " + ("; ".join(dropped) if dropped else "nothing"))
     if req.events:
-        out.append("")
         out.append("events:")
         for e in req.events:
             out.append("  " + event_line(e))
+    left = req.budget - req.tokens
+    out.append(_c(f"total: {req.tokens} of {req.budget} tokens ({_pct(req.tokens, req.budget).strip()}), {left} left", "1", color))
     return "\n".join(out)
+
+
+def request_data(req: PromptRequest) -> dict[str, Any]:
+    """Every field of `req` as JSON data (the render state excluded), in a fixed order.
+
+    Keys: format, format_version, then the request's fields in declaration
+    order, then `text` (the assembled prompt).
+    """
+    data: dict[str, Any] = {"format": RENDER_FORMAT, "format_version": RENDER_FORMAT_VERSION}
+    for f in dataclasses.fields(req):
+        if f.name == "state":
+            continue
+        value = getattr(req, f.name)
+        data[f.name] = _json(value)
+    data["text"] = req.text
+    return data
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, RenderedSection):
+        return _json(value.as_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value) if not f.name.startswith("_")}
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _json(v) for k, v in value.items()}
+    return plain(value)
 
 
 def event_line(e: dict) -> str:
@@ -77,7 +143,7 @@ def event_line(e: dict) -> str:
 
 
 def stats_table(bundles: dict[str, RoleBundle]) -> str:
-    """One row per role: sections, static tokens, dynamic sections, budget."""
+    """One row per role: sections, static tokens, dynamic sections, budget, tokenizer."""
     rows = [("role", "sections", "static tokens", "dynamic", "budget", "tokenizer")]
     for rid in sorted(bundles):
         b = bundles[rid]
@@ -87,7 +153,9 @@ def stats_table(bundles: dict[str, RoleBundle]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, r in enumerate(rows):
-        lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip())
+        lines.append("  ".join(cell.ljust(w) if i in (0, 5) else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
+    total_static = sum(sum(s.tokens for s in b.sections if s.kind == "static") for b in bundles.values())
+    lines.append(f"{len(bundles)} role(s), {total_static} static tokens in all")
     return "\n".join(lines)

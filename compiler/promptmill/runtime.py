@@ -58,10 +58,13 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
 
 
-def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = ()) -> None:
-    """Refuse state that is not JSON-like data or is too large (lists at `skip` paths aside)."""
+def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: tuple = ()) -> None:
+    """Refuse state that is not JSON-like data or is too large (lists at `skip` paths aside).
+
+    `at` is where `state` sits in the whole state (for one list item checked lazily).
+    """
     nodes = chars = 0
-    stack: list[tuple[Any, tuple]] = [(state, ())]
+    stack: list[tuple[Any, tuple]] = [(state, at)]
     while stack:
         value, path = stack.pop()
         nodes += 1

@@ -1,0 +1,71 @@
+"""Read a render state from a file (`render --state`, `watch --state`).
+
+A state file is `.yaml`, `.yml` or `.json`. Whatever goes wrong reading it is
+a `PromptmillError` with a stable code, never a traceback:
+
+- PM813: missing, a folder, unreadable, not UTF-8, another suffix, a syntax
+  error (with line and column), nested too deeply;
+- PM812: larger than `MAX_STATE_FILE_BYTES` (checked before reading).
+
+Checking the *content* (JSON-like values, size, the role's inputs schema) is
+the runtime's job; this module only turns a file into data. Compile side: it
+may import YAML.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import PromptmillError
+
+MAX_STATE_FILE_BYTES = 8 * 1024 * 1024
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _fail(path: Path, problem: str, code: str = "PM813", hint: str | None = None) -> PromptmillError:
+    return PromptmillError(f"state file {path}: {problem}", code=code, hint=hint)
+
+
+def _where(exc: BaseException) -> str:
+    """` at line L, column C` from a YAML or JSON parse error, when it has one."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        return f" at line {mark.line + 1}, column {mark.column + 1}"
+    if hasattr(exc, "lineno") and hasattr(exc, "colno"):
+        return f" at line {exc.lineno}, column {exc.colno}"
+    return ""
+
+
+def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES) -> Any:
+    """The data in state file `path` (an empty file is an empty state)."""
+    from .loader import load_data_file
+
+    p = Path(path)
+    if p.suffix.lower() not in SUFFIXES:
+        raise _fail(p, f"unknown file type '{p.suffix or '(none)'}'", hint="use a .yaml, .yml or .json file")
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise _fail(p, "no such file") from None
+    except OSError as exc:
+        raise _fail(p, f"cannot read it: {exc.strerror}") from None
+    if p.is_dir():
+        raise _fail(p, "is a folder, not a file")
+    if size > max_bytes:
+        raise _fail(
+            p,
+            f"is {size / 1_048_576:.1f} MiB, over the limit of {max_bytes / 1_048_576:.1f} MiB",
+            code="PM812",
+            hint="pass only what the role renders; large lists are trimmed to the budget anyway",
+        )
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
+    text = raw.decode("utf-8", errors="replace")
+    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+        return {}  # an empty (or comments-only) state file is an empty state
+    data = load_data_file(p, max_bytes=max_bytes)  # raises StateFileError with file:line:col
+    return {} if data is None else data

@@ -1,0 +1,220 @@
+"""`promptmill.api.Workspace`: in-memory recompiles that redo only what an edit touched.
+
+The property that matters: after any sequence of edits, a refresh gives the
+same bundles and diagnostics as compiling from scratch.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from promptmill.api import Workspace, build_in_memory, lint
+from promptmill.errors import CompileError
+
+CASES = Path(__file__).parent / "cases" / "render"
+
+SHARED = """\
+kind: fragment
+id: shared/tone
+name: Tone
+description: How to sound.
+text: Be brief and polite.
+"""
+
+USES_SHARED = """\
+kind: role
+id: polite
+description: Uses the shared fragment.
+sections:
+  - id: intro
+    text: Answer the customer.
+  - id: tone
+    fragment: shared/tone
+"""
+
+UNUSED_INPUT = """\
+kind: role
+id: unused
+description: Declares an input no template uses (a warning).
+inputs:
+  type: object
+  properties:
+    forgotten: {type: string}
+sections:
+  - id: intro
+    text: Nothing dynamic here.
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(CASES / "project", root)
+    (root / "prompts" / "fragments").mkdir()
+    (root / "prompts" / "fragments" / "tone.yaml").write_text(SHARED)
+    (root / "prompts" / "roles" / "polite.yaml").write_text(USES_SHARED)
+    (root / "prompts" / "roles" / "unused.yaml").write_text(UNUSED_INPUT)
+    monkeypatch.chdir(root)
+    return root
+
+
+def roles_dir(project: Path) -> Path:
+    return project / "prompts" / "roles"
+
+
+def assert_same_as_scratch(ws: Workspace, project: Path) -> None:
+    runtime, diags = ws.refresh()
+    try:
+        fresh, fresh_diags = build_in_memory(project)
+    except CompileError as exc:
+        assert runtime is None
+        assert [d.format() for d in diags] == [d.format() for d in exc.diagnostics]
+        return
+    assert runtime is not None
+    assert runtime.roles == fresh.roles
+    for rid in fresh.roles:
+        assert runtime.bundle(rid).to_json() == fresh.bundle(rid).to_json()
+    assert [d.format() for d in diags] == [d.format() for d in fresh_diags]
+
+
+def test_first_refresh_matches_build_in_memory(project):
+    ws = Workspace(project)
+    assert_same_as_scratch(ws, project)
+    assert ws.project is not None and ws.project.root == project
+
+
+def test_unchanged_project_redoes_nothing(project):
+    ws = Workspace(project)
+    ws.refresh()
+    runtime, _ = ws.refresh()
+    assert runtime is not None
+    assert ws.reparsed == () and ws.recompiled == ()
+
+
+def test_editing_a_role_reparses_and_recompiles_only_it(project):
+    ws = Workspace(project)
+    ws.refresh()
+    role = roles_dir(project) / "triage-short.yaml"
+    role.write_text(role.read_text().replace("Sort this ticket", "Sort this one ticket"))
+    runtime, _ = ws.refresh()
+    assert ws.reparsed == ("prompts/roles/triage-short.yaml",)
+    assert ws.recompiled == ("triage-short",)
+    req = runtime.render("triage-short", {"ticket": {"id": 1, "title": "t"}})
+    assert "Sort this one ticket" in req.text
+    assert_same_as_scratch(ws, project)
+
+
+def test_editing_a_shared_fragment_recompiles_the_roles_that_use_it(project):
+    ws = Workspace(project)
+    ws.refresh()
+    (project / "prompts" / "fragments" / "tone.yaml").write_text(SHARED.replace("brief", "very brief"))
+    runtime, _ = ws.refresh()
+    assert ws.recompiled == ("polite",)
+    assert "very brief" in runtime.render("polite").text
+    assert_same_as_scratch(ws, project)
+
+
+def test_saving_the_same_bytes_redoes_nothing(project):
+    ws = Workspace(project)
+    ws.refresh()
+    role = roles_dir(project) / "triage.yaml"
+    role.write_text(role.read_text())
+    os.utime(role, (1, 1))
+    ws.refresh()
+    assert ws.reparsed == () and ws.recompiled == ()
+
+
+def test_warnings_of_unchanged_roles_are_kept(project):
+    ws = Workspace(project)
+    _, first = ws.refresh()
+    assert any(d.code == "PM404" for d in first)
+    role = roles_dir(project) / "triage.yaml"
+    role.write_text(role.read_text().replace("into queues", "into the right queue"))
+    _, second = ws.refresh()
+    assert "unused" not in ws.recompiled
+    assert [d.format() for d in second] == [d.format() for d in first]
+
+
+def test_broken_edit_then_fix(project):
+    ws = Workspace(project)
+    ws.refresh()
+    role = roles_dir(project) / "triage.yaml"
+    good = role.read_text()
+    role.write_text(good.replace("id: triage\n", "id: [triage\n"))
+    runtime, diags = ws.refresh()
+    assert runtime is None
+    assert any(d.code == "PM101" and d.file.endswith("triage.yaml") and d.line >= 2 for d in diags)
+    assert_same_as_scratch(ws, project)
+    role.write_text(good.replace("{{ ticket.title }}", "{{ ticket.title | upper }}"))
+    runtime, diags = ws.refresh()
+    assert runtime is not None
+    assert "LOGIN" in runtime.render("triage", {"ticket": {"id": 1, "title": "login"}, "history": []}).text
+    assert_same_as_scratch(ws, project)
+
+
+def test_template_error_then_fix(project):
+    ws = Workspace(project)
+    ws.refresh()
+    role = roles_dir(project) / "triage.yaml"
+    good = role.read_text()
+    role.write_text(good.replace("{{ ticket.title }}", "{{ ticket.title }"))
+    runtime, diags = ws.refresh()
+    assert runtime is None and any(d.code == "PM401" for d in diags)
+    role.write_text(good)
+    runtime, _ = ws.refresh()
+    assert runtime is not None
+    assert_same_as_scratch(ws, project)
+
+
+def test_deleted_renamed_and_new_files(project):
+    ws = Workspace(project)
+    ws.refresh()
+    (roles_dir(project) / "triage-short.yaml").unlink()
+    runtime, _ = ws.refresh()
+    assert "triage-short" not in runtime.roles
+    assert_same_as_scratch(ws, project)
+    os.rename(roles_dir(project), project / "prompts" / "agents")
+    runtime, _ = ws.refresh()
+    assert "triage" in runtime.roles
+    assert ws.reparsed  # new paths are new files, even with the same bytes
+    assert_same_as_scratch(ws, project)
+    (project / "prompts" / "agents" / "extra.yaml").write_text(USES_SHARED.replace("id: polite", "id: extra"))
+    runtime, _ = ws.refresh()
+    assert ws.recompiled == ("extra",)
+    assert_same_as_scratch(ws, project)
+    (project / "prompts" / "fragments" / "tone.yaml").unlink()
+    runtime, diags = ws.refresh()
+    assert runtime is None and any(d.code == "PM302" for d in diags)
+    assert_same_as_scratch(ws, project)
+
+
+def test_missing_project_folder_is_a_diagnostic(tmp_path):
+    runtime, diags = Workspace(tmp_path / "nowhere").refresh()
+    assert runtime is None and diags[0].code == "PM011"
+
+
+def test_lint_and_compile_are_unaffected(project):
+    result = lint(project)
+    assert result.ok() and any(d.code == "PM404" for d in result.diagnostics)
+
+
+def test_workspace_is_exported_lazily():
+    import promptmill
+    from promptmill.api import Workspace
+
+    assert promptmill.Workspace is Workspace
+
+
+def test_editing_promptmill_yaml_recompiles_every_role(project):
+    ws = Workspace(project)
+    ws.refresh()
+    config = project / "promptmill.yaml"
+    config.write_text(config.read_text().replace("o200k_base", "cl100k_base"))
+    runtime, _ = ws.refresh()
+    assert set(ws.recompiled) == set(runtime.roles)
+    assert runtime.render("polite").tokenizer == "cl100k_base"
+    assert_same_as_scratch(ws, project)
