@@ -6,9 +6,8 @@ Fixed example projects live in tests/cases/composition/ (test_composition_cases.
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import textwrap
 from pathlib import Path
 
