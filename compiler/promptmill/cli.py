@@ -9,8 +9,10 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -31,6 +33,18 @@ def _fail(exc: PromptmillError) -> None:
     click.echo(f"promptmill: error[{exc.code}]: {exc.message}", err=True)
     if exc.hint:
         click.echo(f"    hint: {exc.hint}", err=True)
+
+
+def _shown(path: Path) -> str:
+    """A path as users typed it: relative to the working folder when inside it."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def handled(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -97,29 +111,62 @@ def compile(path: str, output: str | None, check: bool, force: bool) -> None:  #
         report(warnings, "text", sys.stderr, color=_color(sys.stderr))
     if check:
         if result.stale:
-            click.echo(f"build {result.build_dir} is stale; `promptmill compile` would change:")
+            click.echo(f"{_shown(result.build_dir)}/ is stale; `promptmill compile` would change:")
             for rel in result.stale:
                 click.echo(f"  {rel}")
             sys.exit(1)
-        click.echo(f"build {result.build_dir} is up to date ({len(result.bundles)} roles)")
+        click.echo(f"{_shown(result.build_dir)}/ is up to date ({_count(len(result.bundles), 'role')})")
         return
     if result.up_to_date:
-        click.echo(f"build {result.build_dir} is up to date ({len(result.reused)} roles, nothing changed)")
+        click.echo(f"{_shown(result.build_dir)}/ is up to date ({_count(len(result.reused), 'role')}, nothing changed)")
         return
     click.echo(
-        f"compiled {len(result.compiled)} role(s), reused {len(result.reused)} unchanged, "
-        f"removed {len(result.removed)} stale file(s) -> {result.build_dir}"
+        f"compiled {_count(len(result.compiled), 'role')}, reused {len(result.reused)} unchanged, "
+        f"removed {_count(len(result.removed), 'stale file')} -> {_shown(result.build_dir)}/"
     )
 
 
 @main.command()
-@click.argument("kind", type=click.Choice(SCHEMAS))
+@click.argument("kind", type=click.Choice(SCHEMAS), required=False)
+@click.option("--write", "folder", type=click.Path(file_okay=False), help="Write every schema into this folder instead (e.g. .promptmill/schemas).")
+@click.option("--force", is_flag=True, help="With --write: overwrite existing files.")
 @handled
-def schema(kind: str) -> None:
+def schema(kind: str | None, folder: str | None, force: bool) -> None:
     """Print the JSON Schema of a template kind, the project file, or the build format."""
+    if folder is not None:
+        if kind is not None:
+            raise click.UsageError("give a KIND to print, or --write FOLDER, not both")
+        from .scaffold import write_schemas
+
+        for path in write_schemas(folder, force=force):
+            click.echo(f"wrote {path.as_posix()}")
+        return
+    if kind is None:
+        raise click.UsageError("give a KIND, or --write FOLDER for all of them")
     from .schemacheck import schema_text
 
     click.echo(schema_text(kind), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+@handled
+def init(path: str, force: bool) -> None:
+    """Create a starter project in PATH that lints, compiles and renders as is."""
+    from .scaffold import ROLE, SCHEMA_DIR, STATE
+    from .scaffold import init as run_init
+
+    written = run_init(path, force=force)
+    rels = [p.relative_to(path).as_posix() for p in written]
+    click.echo(f"created {len(rels)} files in {path}:")
+    for rel in rels:
+        if not rel.startswith(SCHEMA_DIR + "/"):
+            click.echo(f"  {rel}")
+    click.echo(f"  {SCHEMA_DIR}/*.schema.json (for editors)")
+    steps = ([f"cd {shlex.quote(path)}"] if Path(path).resolve() != Path.cwd().resolve() else []) + [
+        "promptmill lint", "promptmill compile", f"promptmill render {ROLE} --state {STATE}"]
+    click.echo("next:\n" + "".join(f"  {step}\n" for step in steps), nl=False)
 
 
 def _runtime(project: str, build: str | None):

@@ -55,6 +55,12 @@ class ConfigError(PromptmillError):
     code = "PM010"
 
 
+class ScaffoldError(PromptmillError):
+    """`promptmill init` or `schema --write` would overwrite files, or cannot write them."""
+
+    code = "PM013"
+
+
 class BuildError(PromptmillError):
     """A build folder is missing, corrupt, or from an incompatible version."""
 
