@@ -144,7 +144,7 @@ def test_tools_section_vanishes_without_tools(tools):
     for provider in PROVIDERS:
         req = _render("executor", st, provider)
         assert req.section("tools").status == "empty" and req.section("tools").text == ""
-        assert "AVAILABLE TOOLS:" not in json.dumps(req.to_payload())
+        assert "TOOLS FOR THIS SUBTASK:" not in json.dumps(req.to_payload())
         assert "---\n\n---" not in req.text  # no empty slot between separators
         assert _body(req) == ["role", "task_state", "subtask", "memory", "output_format", "constraints"]
         _check_counts(req)
@@ -152,13 +152,13 @@ def test_tools_section_vanishes_without_tools(tools):
 
 def test_tools_appear_when_the_state_has_them():
     req = _render("executor", _shipped_state("executor"), "text")
-    assert req.section("tools").text.startswith("AVAILABLE TOOLS:\n- read_file: Read a file from the workspace.\n")
+    assert req.section("tools").text.startswith("TOOLS FOR THIS SUBTASK:\n- read_file: Read a file from the workspace.\n")
 
 
 def test_memory_is_one_line_per_entry_with_its_type():
     st = _shipped_state("executor")
     lines = _render("executor", st, "text").section("memory").text.splitlines()
-    assert lines[0] == "RELEVANT CONTEXT FROM PRIOR WORK:"
+    assert lines[0] == "WHAT EARLIER WORK FOUND:"
     assert lines[1:] == [f"- [{e['type']}] {e['summary']}" for e in st["memory"]]
     del st["memory"]
     assert _render("executor", st, "text").section("memory").status == "empty"
@@ -256,3 +256,29 @@ def test_infrastructure_metadata_never_reaches_the_prompt(role, provider):
     if role == "directive-triage":
         assert "gpt-4o-mini" not in payload and "max_tokens\": 2048" not in payload
         assert req.max_tokens == 2048 and req.reserve == 512  # the limits still shape the request
+
+
+# -- docs/library.md shows real output ------------------------------------------------------
+DOC = ROOT / "docs" / "library.md"
+
+
+def _doc_block(marker: str, nth: int = 0) -> str:
+    """The `nth` fenced block after `<!-- marker -->` in docs/library.md, without its fence line."""
+    rest = DOC.read_text(encoding="utf-8").split(f"<!-- {marker} -->", 1)[1]
+    return rest.split("```")[1 + 2 * nth].split("\n", 1)[1]
+
+
+def test_docs_trim_example_prints_what_the_page_says(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    exec(compile(_doc_block("python-trim"), "docs/library.md", "exec"), {})  # noqa: S102 - our own documentation
+    assert capsys.readouterr().out == _doc_block("python-trim", 1)
+
+
+def test_docs_repair_message_is_real():
+    from promptmill.errors import ReplyError
+
+    reply = (ROOT / "tests/cases/library_replies/replanner/changed-completed-subtask.txt").read_text().split("\n", 2)[2]
+    req = _render("replanner", _shipped_state("replanner"), "openai")
+    with pytest.raises(ReplyError) as err:
+        req.parse_reply(reply)
+    assert err.value.repair_message() + "\n" == _doc_block("repair-replanner")
