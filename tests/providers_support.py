@@ -1,25 +1,38 @@
-"""Helpers shared by the provider tests: the shipped roles, rendered once per session."""
+"""Helpers shared by the provider and library tests: the shipped roles, rendered
+once per session; the documented counting model; a state ten times larger."""
 
 from __future__ import annotations
 
+import copy
 import functools
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from promptmill import tooldecl
 from promptmill.api import build_in_memory
+from promptmill.counting import Counter
+from promptmill.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "prompts" / "examples"
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
-# (role, example state file) for every shipped role with an example state
+# (role, example state file) for every shipped role; test_library checks none is missing
 SHIPPED = (
     ("executor", "executor.state.yaml"),
+    ("planner", "planner.state.yaml"),
+    ("replanner", "replanner.state.yaml"),
+    ("extractor", "extractor.state.yaml"),
+    ("verifier", "verifier.state.yaml"),
+    ("directive", "directive.state.yaml"),
+    ("directive-triage", "directive-triage.state.yaml"),
     ("companion-chat", "companion-chat.state.yaml"),
     ("companion-beat", "companion-beat.state.yaml"),
     ("companion-delivery", "companion-delivery.state.yaml"),
     ("companion-live", "companion-live.state.yaml"),
 )
+TOK = get_tokenizer("o200k_base")
 
 
 @functools.lru_cache(maxsize=1)
@@ -34,3 +47,43 @@ def state(name: str) -> dict:
 
 def render(role: str, state_file: str, provider: str, **kw):
     return runtime().render(role, state(state_file), provider=provider, **kw)
+
+
+def documented_total(req) -> int:
+    """`req.tokens` by the counting model of docs/providers.md (o200k_base roles)."""
+    counter = Counter(TOK)
+    messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)
+    extras = tooldecl.extra_tools(req.output, req.provider, req.tool_mode)
+    forced = tooldecl.forced_tool(req.output, req.provider) is not None
+    tools = tooldecl.tools_tokens(counter, req.provider, [*req.tools, *extras], forced)
+    return messages + tools + tooldecl.output_tokens(counter, req.provider, req.output)
+
+
+def grow(value: Any, factor: int = 10) -> Any:
+    """`value` (a render state) with every list `factor` times longer and every
+    multi-line text `factor` times repeated; copies of list items get distinct
+    `id`s and `name`s (`add-types-2`, `read_file_2`) and strings a ` (2)` suffix.
+    Single-line scalars stay as they are, so the state stays valid for its role."""
+    if isinstance(value, dict):
+        return {k: grow(v, factor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(item, n) for n in range(factor) for item in value]
+    if isinstance(value, str) and "\n" in value.strip():
+        return value * factor
+    return value
+
+
+def _copy(item: Any, n: int) -> Any:
+    item = copy.deepcopy(item)
+    if n == 0:
+        return item
+    if isinstance(item, dict):
+        if isinstance(item.get("id"), str):
+            item["id"] = f"{item['id']}-{n + 1}"
+        if isinstance(item.get("name"), str):
+            item["name"] = f"{item['name']}_{n + 1}"
+        if isinstance(item.get("relevance"), (int, float)):
+            item["relevance"] = round(item["relevance"] * (1 - n / 20), 4)  # copies rank a little lower
+    elif isinstance(item, str):
+        item = f"{item} ({n + 1})"
+    return item

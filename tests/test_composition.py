@@ -298,7 +298,7 @@ def test_shipped_executor_is_composed_from_library_pieces():
     assert body == ["role", "task_state", "subtask", "memory", "tools", "output_format", "constraints"]
     for tag in ("Identity", "Behaviour", "Environment"):
         assert f'<{tag} id="agent/core/{tag.lower()}" type="fragment">' in req.text
-    assert req.text.index("<Identity") < req.text.index("You are a task execution assistant")
+    assert req.text.index("<Identity") < req.text.index("You carry out a single subtask")
     for title in ("Ground rules:", "While executing:", "Safety:"):  # the three library constraint sets
         assert title in req.section("constraints").text
 

@@ -19,19 +19,7 @@ from hypothesis import strategies as st
 from promptmill import tooldecl
 from promptmill.counting import Counter
 from promptmill.errors import BudgetError, StateError
-from promptmill.tokenizers import get_tokenizer
-from providers_support import SHIPPED, render, runtime, state
-
-TOK = get_tokenizer("o200k_base")
-
-
-def documented_total(req) -> int:
-    counter = Counter(TOK)
-    messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)
-    extras = tooldecl.extra_tools(req.output, req.provider, req.tool_mode)
-    forced = tooldecl.forced_tool(req.output, req.provider) is not None
-    tools = tooldecl.tools_tokens(counter, req.provider, [*req.tools, *extras], forced)
-    return messages + tools + tooldecl.output_tokens(counter, req.provider, req.output)
+from providers_support import SHIPPED, TOK, documented_total, render, runtime, state
 
 
 @pytest.mark.parametrize(("role", "state_file"), SHIPPED)

@@ -1,7 +1,9 @@
 """Renderers: golden payloads of the shipped roles, and each provider's shape rules.
 
-Goldens live in tests/golden/renderers/<role>.<provider>.json. After an
-intended change, refresh them with
+Goldens live in tests/golden/renderers/: <role>.<provider>.json (tokens and
+payload) and <role>.prompt.txt (the text prompt, for readable diffs), one set
+for every shipped role with its example state. After an intended change,
+refresh them with
 
     PROMPTMILL_UPDATE_GOLDEN=1 pytest tests/test_renderers.py
 
@@ -29,26 +31,49 @@ def _dump(data) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 
+def check_golden(path: Path, got: str) -> None:
+    """Compare `got` with the golden file at `path` (write it with PROMPTMILL_UPDATE_GOLDEN=1);
+    a mismatch fails with a unified diff."""
+    if UPDATE:
+        path.write_text(got, encoding="utf-8")
+        return
+    if not path.exists():
+        pytest.fail(f"no golden file {path.name}; create it with PROMPTMILL_UPDATE_GOLDEN=1")
+    want = path.read_text(encoding="utf-8")
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"golden/{path.name}", "rendered"))
+        pytest.fail(f"{path.name} differs from the golden file (refresh: PROMPTMILL_UPDATE_GOLDEN=1):\n{diff}")
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize(("role", "state_file"), SHIPPED)
 def test_golden_payload(role, state_file, provider):
     req = render(role, state_file, provider)
-    got = _dump({"tokens": req.tokens, "exact": req.exact, "payload": req.to_payload()})
-    path = GOLDEN / f"{role}.{provider}.json"
-    if UPDATE or not path.exists():
-        if not UPDATE:
-            pytest.fail(f"no golden file {path.name}; create it with PROMPTMILL_UPDATE_GOLDEN=1")
-        path.write_text(got, encoding="utf-8")
-        return
-    want = path.read_text(encoding="utf-8")
-    if got != want:
-        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"golden/{path.name}", "rendered"))
-        pytest.fail(f"payload differs from the golden file (refresh: PROMPTMILL_UPDATE_GOLDEN=1):\n{diff}")
+    check_golden(GOLDEN / f"{role}.{provider}.json", _dump({"tokens": req.tokens, "exact": req.exact, "payload": req.to_payload()}))
+
+
+@pytest.mark.parametrize(("role", "state_file"), SHIPPED)
+def test_golden_prompt_text(role, state_file):
+    """The text prompt as plain text too, so a change shows as a readable line diff."""
+    check_golden(GOLDEN / f"{role}.prompt.txt", render(role, state_file, "text").to_text()["prompt"] + "\n")
 
 
 def test_every_golden_file_is_used():
-    expected = {f"{r}.{p}.json" for r, _ in SHIPPED for p in PROVIDERS}
-    assert {p.name for p in GOLDEN.glob("*.json")} == expected
+    expected = {f"{r}.{p}.json" for r, _ in SHIPPED for p in PROVIDERS} | {f"{r}.prompt.txt" for r, _ in SHIPPED}
+    assert {p.name for p in GOLDEN.iterdir()} == expected
+
+
+def test_a_changed_golden_fails_with_a_readable_diff(tmp_path, monkeypatch):
+    monkeypatch.setitem(globals(), "UPDATE", False)  # also when goldens are being refreshed
+    path = tmp_path / "r.prompt.txt"
+    path.write_text("GOAL:\nAdd type hints\n---\nCONSTRAINTS:\n", encoding="utf-8")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        check_golden(path, "GOAL:\nAdd tests\n---\nCONSTRAINTS:\n")
+    text = str(failed.value)
+    assert "PROMPTMILL_UPDATE_GOLDEN=1" in text
+    assert "--- golden/r.prompt.txt\n+++ rendered\n" in text
+    assert "-Add type hints\n+Add tests\n" in text
+    check_golden(path, "GOAL:\nAdd type hints\n---\nCONSTRAINTS:\n")  # equal: passes
 
 
 # -- shape rules ------------------------------------------------------------------

@@ -6,8 +6,9 @@ Styles:
 - `return_call`: an instruction to call the structured-return tool with the
   fields as arguments, each placeholder giving description, type and
   `[required]`, or the field name when there is no description;
-- `json`: "respond with only a JSON object" and an example built from the schema
-  (or the contract's own `example`);
+- `json`: "respond with only a JSON object" (or "array", when the schema's top
+  level is one) and an example built from the schema (or the contract's own
+  `example`);
 - `native`: no prose; renderers put the schema in the provider's
   structured-output field.
 """
@@ -20,6 +21,7 @@ from typing import Any
 from .bundle import Contract, Origin, Section
 from .diagnostics import Diagnostic
 from .model import OutputContract
+from .reply import json_shape
 
 DEFAULT_TOOL = "return_result"
 
@@ -135,7 +137,7 @@ def format_text(contract: OutputContract, style: str, schema: dict, tool_name: s
         if example is None:
             example = example_value(schema, "reply")
         parts.append(
-            "Respond with only a JSON object, no prose and no code fence, shaped like this example:\n"
+            f"Respond with only {json_shape(schema)}, no prose and no code fence, shaped like this example:\n"
             + json.dumps(example, ensure_ascii=False, indent=2)
         )
     return "\n\n".join(parts)

@@ -107,8 +107,10 @@ def _span(text: str, start: int) -> int | None:
     return None
 
 
-def find_json(text: str) -> Any:
-    """The JSON data a reply holds (see the module docstring for the search order)."""
+def find_json(text: str, expected: str = "a JSON object") -> Any:
+    """The JSON data a reply holds (see the module docstring for the search order).
+
+    `expected` names what the contract wants, for the message when there is none."""
     stripped = text.strip()
     first: _JSONProblem | None = None
     if stripped[:1] in ("{", "["):
@@ -143,10 +145,15 @@ def find_json(text: str) -> Any:
             first = first or exc
         pos = start + 1
     if first is None:
-        raise ReplyError("the reply holds no JSON; expected a JSON object, bare or in a ```json block", code="PM860")
+        raise ReplyError(f"the reply holds no JSON; expected {expected}, bare or in a ```json block", code="PM860")
     if first.cut:
         raise ReplyError(f"the reply's JSON is cut off at {_where(text, first.pos)}: a string or bracket is never closed (truncated reply?)", code="PM860")
     raise ReplyError(f"the reply's JSON does not parse at {_where(text, first.pos)}: {first.message}", code="PM860")
+
+
+def json_shape(schema: Any) -> str:
+    """What a reply matching `schema` is, for prose: "a JSON array" or "a JSON object"."""
+    return "a JSON array" if isinstance(schema, Mapping) and schema.get("type") == "array" else "a JSON object"
 
 
 def _validator(contract: Contract) -> Validator:
@@ -196,7 +203,7 @@ def _retry(contract: Contract) -> str:
         return f"Call the `{tool}` tool again with corrected arguments."
     if contract.style == "returns":
         return "Reply again with only a JSON object holding the fields of the <returns> block."
-    return "Reply again with only the corrected JSON object: no prose, no code fence."
+    return f"Reply again with only the corrected {json_shape(contract.schema).removeprefix('a ')}: no prose, no code fence."
 
 
 def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
@@ -220,7 +227,7 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         raise ReplyError(f"the reply has {size} characters, more than the limit of {MAX_REPLY_CHARS}", code="PM862", contract=contract.id, instruction=retry)
     if isinstance(reply, str):
         try:
-            data = find_json(reply)
+            data = find_json(reply, json_shape(contract.schema))
         except ReplyError as exc:
             raise ReplyError(exc.summary, code=exc.code, contract=contract.id, instruction=retry) from None
     if req.provider == "openai" and contract.style == "native" and (contract.native or {}).get("openai_strict") is not None:
