@@ -13,6 +13,7 @@ so every cycle consumes a level of the instance.
 from __future__ import annotations
 
 import random
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -83,9 +84,7 @@ def _keyword_groups(sub: st.SearchStrategy, below: st.SearchStrategy) -> st.Sear
     def typed(kind: str | list, keywords: dict) -> st.SearchStrategy:
         return st.fixed_dictionaries({"type": st.just(kind)}, optional=keywords)
 
-    return st.one_of(
-        st.builds(lambda t: {"type": t}, st.sampled_from(TYPES)),
-        st.builds(lambda t: {"type": t}, st.lists(st.sampled_from(TYPES), max_size=3, unique=True)),
+    typed_groups = [
         typed("string", STRING_KEYWORDS),
         typed("number", NUMBER_KEYWORDS),
         typed("integer", NUMBER_KEYWORDS),
@@ -93,6 +92,12 @@ def _keyword_groups(sub: st.SearchStrategy, below: st.SearchStrategy) -> st.Sear
         typed("object", objects),
         typed("array", arrays),
         typed(["array", "object"], {**objects, **arrays}),
+    ]
+    return st.one_of(
+        *typed_groups,
+        *typed_groups,  # twice: `type` with its own keywords is the common case
+        st.builds(lambda t: {"type": t}, st.sampled_from(TYPES)),
+        st.builds(lambda t: {"type": t}, st.lists(st.sampled_from(TYPES), max_size=3, unique=True)),
         st.builds(lambda v: {"enum": v}, st.lists(json_values, max_size=4)),
         st.builds(lambda v: {"const": v}, json_values),
         st.fixed_dictionaries({}, optional=STRING_KEYWORDS),
@@ -256,7 +261,8 @@ def _number(kind: str, schema: dict, rng: random.Random) -> Any:
     value = (int(base // step) + rng.randint(-1, 2)) * step
     if kind == "integer" and isinstance(value, float) and not value.is_integer():
         value = int(value)
-    return float(value) if rng.random() < 0.25 else value
+    roll = rng.random()
+    return float(value) if roll < 0.25 else value + 0.5 if roll < 0.4 else value
 
 
 def _array(schema: dict, rng: random.Random, root: Any, depth: int) -> list:
@@ -283,9 +289,10 @@ def _object(schema: dict, rng: random.Random, root: Any, depth: int) -> dict:
     for key, sub in props.items():
         if rng.random() < 0.5:
             out[key] = _derive(sub, rng, root, depth + 1)
-    for sub in schema.get("patternProperties", {}).values():
-        if rng.random() < 0.5:
-            out[rng.choice(KEYS + ["zz", "a1"])] = _derive(sub, rng, root, depth + 1)
+    for pattern, sub in schema.get("patternProperties", {}).items():
+        matching = [k for k in KEYS + ["zz", "a1", "ba"] if re.search(pattern, k)]
+        if matching and rng.random() < 0.5:
+            out[rng.choice(matching)] = _derive(sub, rng, root, depth + 1)
     if rng.random() < 0.3:
         out[rng.choice(KEYS + ["zz"])] = _derive(schema.get("additionalProperties", {}), rng, root, depth + 1)
     return out

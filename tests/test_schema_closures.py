@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptmill.schema_closures import Compiler, equal, uniq
+from promptmill.json_values import equal, uniq
+from promptmill.schema_closures import Compiler
 from promptmill.validate import Validator
 from schema_strategies import derive, documents, json_values
 
@@ -52,7 +53,7 @@ def _subschemas(node):
             yield from _subschemas(sub)
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(documents(), st.lists(json_values, max_size=4), st.randoms(use_true_random=False))
 def test_is_valid_agrees_with_jsonschema(schema, values, rng):
     """The whole document, and each schema in it (refs resolving against the document)."""
@@ -145,6 +146,16 @@ EDGES = [
     ({"properties": {"a": False, "b": True}}, [{"a": 1}, {"b": 1}, {}]),
     ({"minProperties": 1, "maxProperties": 1}, [{}, {"a": 1}, {"a": 1, "b": 2}, []]),
     ({"type": []}, [1, None]),
+    ({"type": "string", "minLength": 1, "maxLength": 2}, ["", "a", "ab", "abc", "😀😀", 1]),
+    ({"type": "string", "pattern": "^a", "maxLength": 2}, ["a", "ab", "abc", "ba", None]),
+    ({"type": "integer", "minimum": 1, "exclusiveMaximum": 3}, [0, 1, 2, 2.0, 2.5, 3, True]),
+    ({"type": "number", "exclusiveMinimum": 0, "maximum": 1}, [0, 0.0, 1e-9, 1, 1.0000001, False]),
+    ({"type": ["integer", "string"], "maximum": 2, "maxLength": 1}, [2, 2.0, 2.5, 3, "a", "ab", None]),
+    ({"type": "object", "additionalProperties": {"type": "string"}, "patternProperties": {"^a": {}}},
+     [{"ab": 1}, {"b": 1}, {"b": "x"}]),
+    ({"type": "array", "prefixItems": [{"type": "integer"}], "items": {"type": "string"}}, [[1, "a"], ["a"], [1, 2]]),
+    ({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/s", "minLength": 2,
+      "definitions": {"s": {"type": "string"}}}, ["a", "ab", 1]),
 ]
 
 

@@ -120,6 +120,13 @@ def test_errors_for_keys():
     assert odd == [('state["a b"]', "expected string, got integer")]
 
 
+def test_false_subschemas_are_reported_at_their_path():
+    """jsonschema drops the key or index of a `false` subschema's error; we do not."""
+    schema = {"prefixItems": [False, {"properties": {"x": False}}], "patternProperties": {"^p": False}}
+    assert Validator(schema).errors([1, {"x": 2}]) == [("state[0]", "is not allowed"), ("state[1].x", "is not allowed")]
+    assert Validator(schema).errors({"pa": 1}) == [("state.pa", "is not allowed")]
+
+
 def test_lazy_items_are_skipped_but_the_array_is_checked():
     validator = Validator(STATE_SCHEMA, lazy_paths=[("memory",), ("task", "items")])
     bad_item = {"type": "bad", "summary": 1}
@@ -202,6 +209,7 @@ def test_check_schema():
     )
     assert [path for path, _ in problems] == ["/minLength", "/pattern", "/properties/a/type", "/properties/b/$ref"]
     assert problems[-1][1] == "$ref '#/$defs/missing' points nowhere"
+    assert problems[2][1].startswith("'strng' is not one of ['array', 'boolean'")
 
 
 def test_valid_path_imports_neither_jsonschema_nor_yaml():

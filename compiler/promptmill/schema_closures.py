@@ -3,7 +3,7 @@
 `Compiler(document).compile(node)` returns a `Check` (instance -> bool) whose
 answer is exactly `jsonschema.Draft202012Validator(document)`'s `is_valid` for
 the schema at `node`: the same type rules (`integer` accepts 3.0, booleans are
-not numbers), the same equality (`equal`/`uniq` below copy jsonschema's, so
+not numbers), the same equality (`json_values` copies jsonschema's `equal` and `uniq`, so
 1 == 1.0 but 1 != True), `re.search` for patterns, and multipleOf computed the
 same way. Schemas are compiled once; `$ref` targets are compiled once each and
 recursion goes through a placeholder, so recursive schemas terminate.
@@ -20,16 +20,13 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from functools import partial
-from numbers import Number
 from typing import Any
 from urllib.parse import unquote
 
-Check = Callable[[Any], bool]
+from .json_values import TYPE_TESTS, Check, enum_check, is_integer, is_number, type_check, uniq
 
 
 class Unsupported(Exception):
@@ -46,170 +43,6 @@ def _true(x: Any) -> bool:
 
 def _false(x: Any) -> bool:
     return False
-
-
-# --- jsonschema's type rules (draft 2020-12 type checker) -------------------
-
-
-def _is_number(x: Any) -> bool:
-    c = x.__class__
-    if c is int or c is float:
-        return True
-    return not isinstance(x, bool) and isinstance(x, Number)
-
-
-def _is_integer(x: Any) -> bool:
-    c = x.__class__
-    if c is int:
-        return True
-    if c is float:
-        return x.is_integer()
-    if isinstance(x, bool):
-        return False
-    return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
-
-
-_TYPE_TESTS: dict[str, Check] = {
-    "string": str.__instancecheck__,
-    "object": dict.__instancecheck__,
-    "array": list.__instancecheck__,
-    "boolean": bool.__instancecheck__,
-    "null": partial(operator.is_, None),
-    "number": _is_number,
-    "integer": _is_integer,
-}
-
-
-def _type_check(names: set[str]) -> Check:
-    """A check for `type` with several names; exact classes answer from a table."""
-    tests = tuple(_TYPE_TESTS[n] for n in sorted(names))
-    table: dict[type, bool | None] = {
-        str: "string" in names,
-        dict: "object" in names,
-        list: "array" in names,
-        bool: "boolean" in names,
-        type(None): "null" in names,
-        int: "integer" in names or "number" in names,
-        float: True if "number" in names else (None if "integer" in names else False),
-    }
-
-    def check(x: Any) -> bool:
-        known = table.get(x.__class__)
-        if known is None:
-            return any(t(x) for t in tests)
-        return known
-
-    return check
-
-
-# --- jsonschema's equality (copied from jsonschema._utils, MIT) -------------
-
-
-def _unbool(element: Any, true: object = object(), false: object = object()) -> Any:
-    if element is True:
-        return true
-    if element is False:
-        return false
-    return element
-
-
-def equal(one: Any, two: Any) -> bool:
-    """JSON Schema equality exactly as jsonschema computes it: 1 == 1.0, 1 != True."""
-    if one is two:
-        return True
-    if isinstance(one, str) or isinstance(two, str):
-        return one == two
-    if isinstance(one, Sequence) and isinstance(two, Sequence):
-        return len(one) == len(two) and all(equal(i, j) for i, j in zip(one, two))
-    if isinstance(one, Mapping) and isinstance(two, Mapping):
-        return len(one) == len(two) and all(
-            key in two and equal(value, two[key]) for key, value in one.items()
-        )
-    return _unbool(one) == _unbool(two)
-
-
-def uniq(container: list) -> bool:
-    """jsonschema's `uniq`, quirks included; plain lists of str or of int take a set."""
-    classes = set(map(type, container))
-    if classes == {str} or classes == {int}:
-        return len(set(container)) == len(container)
-    try:
-        sort = sorted(_unbool(i) for i in container)
-        for i, j in zip(sort, itertools.islice(sort, 1, None)):
-            if equal(i, j):
-                return False
-    except (NotImplementedError, TypeError):
-        seen: list = []
-        for e in container:
-            e = _unbool(e)
-            for i in seen:
-                if equal(i, e):
-                    return False
-            seen.append(e)
-    return True
-
-
-def _canon(v: Any) -> Any:
-    """A hashable key with canon(a) == canon(b) iff equal(a, b), for plain JSON data; else None."""
-    c = v.__class__
-    if c is str:
-        return ("s", v)
-    if c is int or c is float:
-        return ("n", v)
-    if c is bool:
-        return ("b", v)
-    if v is None:
-        return ("z",)
-    if c is list:
-        items = tuple(map(_canon, v))
-        return None if None in items else ("l", items)
-    if c is dict:
-        pairs = [(k, _canon(x)) for k, x in v.items()]
-        return None if any(p[1] is None for p in pairs) else ("d", frozenset(pairs))
-    return None
-
-
-def _enum_check(values: list) -> Check:
-    """`enum` (and `const` as a one-value enum) with set lookups on plain JSON data."""
-    strs: set = set()
-    nums: set = set()
-    nested: set = set()
-    flags = {True: False, False: False, None: False}
-    for v in values:
-        c = v.__class__
-        if c is str:
-            strs.add(v)
-        elif c is int or c is float:
-            nums.add(v)
-        elif c is bool or v is None:
-            flags[v] = True
-        else:
-            key = _canon(v)
-            if key is None:
-                return lambda x: any(equal(each, x) for each in values)
-            nested.add(key)
-    has_true, has_false, has_null = flags[True], flags[False], flags[None]
-
-    if not (nums or nested or has_true or has_false or has_null):
-        return lambda x: isinstance(x, str) and x in strs
-
-    def check(x: Any) -> bool:
-        c = x.__class__
-        if c is str:
-            return x in strs
-        if c is int or c is float:
-            return x in nums
-        if c is bool:
-            return has_true if x else has_false
-        if x is None:
-            return has_null
-        if c is list or c is dict:
-            key = _canon(x)
-            if key is not None:
-                return key in nested
-        return any(equal(each, x) for each in values)
-
-    return check
 
 
 # --- combining checks --------------------------------------------------------
@@ -304,9 +137,9 @@ class Compiler:
         if "enum" in node:
             if not isinstance(node["enum"], list):
                 raise Unsupported("enum must be a list")
-            parts.append(_enum_check(node["enum"]))
+            parts.append(enum_check(node["enum"]))
         if "const" in node:
-            parts.append(_enum_check([node["const"]]))
+            parts.append(enum_check([node["const"]]))
         parts.extend(self._applicators(node))
         return _all_of(parts)
 
@@ -349,7 +182,7 @@ class Compiler:
             return [k for k in kinds if k is not None]
         names = node["type"]
         names = [names] if isinstance(names, str) else names
-        if not isinstance(names, list) or not all(n in _TYPE_TESTS for n in names):
+        if not isinstance(names, list) or not all(n in TYPE_TESTS for n in names):
             raise Unsupported(f"unknown type {node['type']!r}")
         if len(set(names)) == 1:
             name = names[0]
@@ -361,9 +194,9 @@ class Compiler:
                 return [self._object(node, True)]
             if name == "array":
                 return [self._array(node, True)]
-            return [_TYPE_TESTS[name]]
+            return [TYPE_TESTS[name]]
         allowed = set(names)
-        parts = [_type_check(allowed)] if allowed else [_false]
+        parts = [type_check(allowed)] if allowed else [_false]
         if "string" in allowed:
             parts.append(self._string(node, False))
         if "number" in allowed or "integer" in allowed:
@@ -400,16 +233,16 @@ class Compiler:
         if step is not None and step == 0:
             raise Unsupported("multipleOf 0")
         if lo is hi is xlo is xhi is step is None:
-            return (_is_integer if integer else _is_number) if strict else None
+            return (is_integer if integer else is_number) if strict else None
         has_bounds = not (lo is hi is xlo is xhi is None)
-        is_kind = _is_integer if integer else _is_number
+        is_kind = is_integer if integer else is_number
 
         def check(x: Any) -> bool:
             c = x.__class__
             if c is int or (c is float and not integer):
                 pass
             elif not is_kind(x):
-                return not strict and not _is_number(x)
+                return not strict and not is_number(x)
             if has_bounds:
                 if lo is not None and x < lo:
                     return False
@@ -516,7 +349,7 @@ class Compiler:
             if not lo <= len(x) <= hi:
                 return False
             if prefix:
-                for f, v in zip(prefix, x):
+                for f, v in zip(prefix, x, strict=False):
                     if not f(v):
                         return False
             if items is not _true and not all(map(items, itertools.islice(x, skip, None) if skip else x)):

@@ -153,11 +153,17 @@ def check_schema(schema: dict) -> list[tuple[str, str]]:
     at compile time. `[]` when the schema is fine.
     """
     from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
 
     meta = Draft202012Validator(
         Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
     )
-    found = {(_pointer(e.absolute_path), e.message) for e in meta.iter_errors(schema)}
+    found = set()
+    for error in meta.iter_errors(schema):
+        error = best_match([error])
+        # `type: strng` fails an anyOf; its enum branch says what would do
+        error = next((e for e in error.context if e.validator == "enum"), error)
+        found.add((_pointer(error.absolute_path), error.message))
     found.update(_unresolved_refs(schema))
     return sorted(found)
 
