@@ -81,7 +81,7 @@ def test_repair_message_lists_paths_and_how_to_answer(replanner):
         replanner.parse_reply(reply)
     text = err.value.repair_message()
     assert text.splitlines()[0] == "Your previous reply could not be used: the reply does not match output contract 'plan-update'."
-    assert "- reply.subtasks[1]: 'status' is a required property" in text
+    assert "- reply.subtasks[1].status: is required" in text
     assert text.splitlines()[-1] == "Reply again with only the corrected JSON object: no prose, no code fence."
 
 
@@ -118,7 +118,8 @@ def test_tool_call_arguments_as_a_dict():
     with pytest.raises(ReplyError) as err:
         req.parse_reply({"summary": "forgot the flag", "extra": 1})
     assert err.value.code == "PM861"
-    assert {p for p, _ in err.value.errors} == {"reply"}
+    # the missing field is named by its own path, the unexpected one at the object
+    assert {p for p, _ in err.value.errors} == {"reply", "reply.delivered"}
     assert err.value.repair_message().endswith("Call the `delivery_done` tool again with corrected arguments.")
     assert req.parse_reply('{"delivered": false}') == {"delivered": False}  # OpenAI sends arguments as text
 

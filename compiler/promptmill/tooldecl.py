@@ -44,21 +44,12 @@ OPENAI_TOOLS_PAD = 1.2
 ANTHROPIC_TOOLS_OVERHEAD = 346
 ANTHROPIC_FORCED_OVERHEAD = 313
 GEMINI_TOOLS_OVERHEAD = 10
-_SCHEMA_CACHE: dict[str, list[tuple[str, str]]] = {}
-_SCHEMA_CACHE_MAX = 512
 
 
 def _schema_problems(schema: Any) -> list[tuple[str, str]]:
-    from .validate import check_schema
+    from .validate import check_schema  # fast for valid schemas; jsonschema explains failures
 
-    key = json.dumps(schema, sort_keys=True, default=str)
-    found = _SCHEMA_CACHE.get(key)
-    if found is None:
-        found = list(check_schema(schema))
-        if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_MAX:
-            _SCHEMA_CACHE.clear()
-        _SCHEMA_CACHE[key] = found
-    return found
+    return check_schema(schema)
 
 
 def problems(tool: Any) -> list[tuple[str, str]]:
@@ -78,7 +69,7 @@ def problems(tool: Any) -> list[tuple[str, str]]:
     if params.get("type") != "object":
         out.append((".parameters", "must be a JSON Schema with type: object at the top"))
     for where, message in _schema_problems(dict(params)):
-        sub = "" if where in ("", "(root)") else "." + where.replace("/", ".")
+        sub = "" if where in ("", "(root)") else where.replace("/", ".")  # a JSON pointer: /properties/a
         out.append((f".parameters{sub}", f"is not a valid JSON Schema: {message}"))
     return out
 
