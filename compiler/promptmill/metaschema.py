@@ -119,16 +119,24 @@ def _keyword_ok(key: str, value: Any, stack: list[Any]) -> bool:
     return True  # const, default and unknown keywords accept anything
 
 
-def is_schema(value: Any) -> bool:
-    """True when `value` is a valid draft 2020-12 JSON Schema (see module docstring)."""
+def scan(value: Any) -> tuple[bool, bool]:
+    """(is a valid draft 2020-12 JSON Schema, holds a `$ref`) in one walk."""
     stack = [value]
+    refs = False
     while stack:
         schema = stack.pop()
         if type(schema) is bool:
             continue
         if type(schema) is not dict:
-            return False
+            return False, refs
+        if "$ref" in schema:
+            refs = True
         for key, item in schema.items():
             if not _keyword_ok(key, item, stack):
-                return False
-    return True
+                return False, refs
+    return True, refs
+
+
+def is_schema(value: Any) -> bool:
+    """True when `value` is a valid draft 2020-12 JSON Schema (see module docstring)."""
+    return scan(value)[0]

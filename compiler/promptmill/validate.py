@@ -155,12 +155,11 @@ def check_schema(schema: dict) -> list[tuple[str, str]]:
     on every render); jsonschema is imported only to explain a failure.
     `[]` when the schema is fine.
     """
-    from .metaschema import is_schema
+    from .metaschema import scan
 
-    if is_schema(schema):
-        unresolved = _unresolved_refs(schema)
-        if not unresolved:
-            return []
+    valid, has_refs = scan(schema)
+    if valid and (not has_refs or not _unresolved_refs(schema)):
+        return []
     from jsonschema import Draft202012Validator, FormatChecker
     from jsonschema.exceptions import best_match
 
