@@ -19,6 +19,7 @@ from .bundle import RoleBundle, RuleLine, Section
 from .counting import Counter
 from .errors import RenderError, StateError
 from .plans import run_plan
+from .statecheck import check_state_data
 from .validate import Validator
 
 MISSING = object()
@@ -196,8 +197,7 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
         return item
     validator = prepared.validator
     if spec.path in prepared.bundle.lazy_paths:
-        from .runtime import check_state_data  # lists at lazy paths skip the up-front check
-
+        # lists at lazy paths skip the up-front check: each item is checked when offered
         check_state_data(item, at=(*spec.path, i - cand.declared))
         if validator is not None and not validator.item_valid(spec.path, item):
             raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))

@@ -31,12 +31,11 @@ from .errors import BudgetError, BuildError, PromptmillError, StateError, Unknow
 from .fill import PreparedRole, make_candidate
 from .fit import Fitter
 from .request import PromptRequest
+from .statecheck import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
 from .summarize import summarize
 from .tokenizers import get_tokenizer
 from .wire import get_wire
 
-MAX_STATE_NODES = 1_000_000
-MAX_STATE_CHARS = 8_000_000
 EVENTS = ("start", "continue")
 
 
@@ -56,46 +55,6 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
-
-
-def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: tuple = ()) -> None:
-    """Refuse state that is not JSON-like data or is too large (lists at `skip` paths aside).
-
-    `at` is where `state` sits in the whole state (for one list item checked lazily).
-    """
-    nodes = chars = 0
-    stack: list[tuple[Any, tuple]] = [(state, at)]
-    while stack:
-        value, path = stack.pop()
-        nodes += 1
-        if nodes > MAX_STATE_NODES:
-            raise StateError("", [("state", f"has more than {MAX_STATE_NODES} values")], code="PM812")
-        if isinstance(value, str):
-            chars += len(value)
-            if chars > MAX_STATE_CHARS:
-                raise StateError("", [("state", f"holds more than {MAX_STATE_CHARS} characters of text")], code="PM812")
-        elif isinstance(value, Mapping):
-            for k, v in value.items():
-                if not isinstance(k, str):
-                    raise StateError("", [(_path(path), f"has a non-string key {k!r}")], code="PM811")
-                if path + (k,) in skip and isinstance(v, list):
-                    continue
-                stack.append((v, path + (k,)))
-        elif isinstance(value, (list, tuple)):
-            stack.extend((v, path + (i,)) for i, v in enumerate(value))
-        elif value is None or isinstance(value, (bool, int)):
-            continue
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                raise StateError("", [(_path(path), "is not a finite number")], code="PM811")
-        else:
-            raise StateError("", [(_path(path), f"is a {type(value).__name__}, not JSON data")], code="PM811")
-
-
-def _path(path: tuple) -> str:
-    from .fill import state_path
-
-    return state_path(path)
 
 
 class Runtime:
