@@ -56,6 +56,10 @@ def run(entries: int, tools: int, budget: int, runs: int, runtime) -> dict:
     turns = [dict(s, tools=same["tools"]) for s in (workload.state(entries, tools, seed=100 + i, fresh=f"t{i}x") for i in range(runs))]
     it2 = iter(turns)
     next_turn = timed(lambda: runtime.render("executor", next(it2), budget=budget), runs)
+    # the same fresh renders without checking the state (validate=False): what the checks cost
+    unchecked_states = [workload.state(entries, tools, seed=200 + i, fresh=f"u{i}x") for i in range(runs)]
+    it3 = iter(unchecked_states)
+    unchecked = timed(lambda: runtime.render("executor", next(it3), budget=budget, validate=False), runs)
     req = runtime.render("executor", same, budget=budget)
     assert req.tokens == tok.count(req.text) and req.tokens <= budget
     text = req.text
@@ -66,6 +70,7 @@ def run(entries: int, tools: int, budget: int, runs: int, runtime) -> dict:
         "first": ms(first),
         "repeat": ms(repeat),
         "turn": ms(next_turn),
+        "unchecked": ms(unchecked),
         "final": ms(final_only),
         "all": ms(encode_all),
         "tokens": req.tokens,
@@ -80,6 +85,8 @@ def show(name: str, r: dict) -> None:
     print(f"  render, same items      median {rep:7.3f} ms  p95 {r['repeat'][1]:7.3f} ms   {rep / fin:5.2f}x final-only  {rep / enc:5.2f}x encode-all")
     tu = r["turn"][0]
     print(f"  render, new memory only median {tu:7.3f} ms  p95 {r['turn'][1]:7.3f} ms   {tu / fin:5.2f}x final-only  {tu / enc:5.2f}x encode-all")
+    un = r["unchecked"][0]
+    print(f"  fresh, validate=False   median {un:7.3f} ms  p95 {r['unchecked'][1]:7.3f} ms   {un / fin:5.2f}x final-only  {un / enc:5.2f}x encode-all")
     print(f"  final-only (reference)  median {fin:7.3f} ms")
     print(f"  encode-all (reference)  median {enc:7.3f} ms")
 

@@ -140,6 +140,7 @@ class Candidate:
     order: list[int] | None = None  # item indices in the order they are offered to the budget
     rendered: dict[int, str] = field(default_factory=dict)
     units: dict[int, str] = field(default_factory=dict)  # rendered text + item separator, counted as one piece
+    checked: bool = True  # items are checked against the inputs schema when offered (render's validate)
     declared: int = 0  # tools: items before this index are the section's static declarations
 
     def item_where(self, i: int) -> str:
@@ -150,10 +151,16 @@ class Candidate:
 
 
 def make_candidate(
-    prepared: PreparedRole, spec: Section, index: int, state: Mapping[str, Any], ctx: Mapping[str, Any], cond_ctx: Mapping[str, Any]
+    prepared: PreparedRole,
+    spec: Section,
+    index: int,
+    state: Mapping[str, Any],
+    ctx: Mapping[str, Any],
+    cond_ctx: Mapping[str, Any],
+    checked: bool = True,
 ) -> Candidate:
     """Render a non-list section now; for lists, read the items and their order only."""
-    cand = Candidate(spec, index)
+    cand = Candidate(spec, index, checked=checked)
     if spec.kind == "static":
         cand.body = spec.text or ""  # the body only: pieces() places the title line
     elif spec.kind == "template":
@@ -196,7 +203,7 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
     if i < cand.declared:
         return item
     validator = prepared.validator
-    if spec.path in prepared.bundle.lazy_paths:
+    if cand.checked and spec.path in prepared.bundle.lazy_paths:
         # lists at lazy paths skip the up-front check: each item is checked when offered
         check_state_data(item, at=(*spec.path, i - cand.declared))
         if validator is not None and not validator.item_valid(spec.path, item):

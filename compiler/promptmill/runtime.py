@@ -179,7 +179,7 @@ class Runtime:
                 if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
                     skipped.append(spec)
                     continue
-                cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx))
+                cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
             result = Fitter(prepared, wire, limit, ctx).fit(cands)
         except StateError as exc:
             if exc.role:
