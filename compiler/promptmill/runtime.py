@@ -3,9 +3,11 @@
     rt = promptmill.load("build")
     req = rt.render("executor", state, budget=8000)
 
-`Runtime.load` reads the manifest and every bundle once, checking each file's
-SHA-256 against the manifest, so a corrupt or half-written build is refused
-with a clear error. Roles are prepared (templates compiled, validators built)
+`Runtime.load` reads the manifest and every bundle once (and the Hugging Face
+tokenizer files a build ships), checking each bundle's SHA-256 against the
+manifest, so a corrupt or half-written build is refused with a clear error.
+When a compile replaces the build while it reads, it starts again from the
+new manifest (up to 5 times), so it returns one consistent build. Roles are prepared (templates compiled, validators built)
 on first use. A `Runtime` is safe to share between threads: rendering keeps
 all per-call state local, and shared caches are bounded.
 
@@ -15,6 +17,7 @@ This module imports no YAML loader, no template checks and no file walking.
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import json
 import math
@@ -129,13 +132,25 @@ class Runtime:
                     if bundle.id != role_id:
                         raise BuildError(f"{root / entry.file}: holds role '{bundle.id}', manifest says '{role_id}'")
                     bundles[role_id] = bundle
-                return cls(bundles, base_dir=root, manifest=manifest)
+                runtime = cls(bundles, base_dir=root, manifest=manifest)
+                runtime._load_shipped_tokenizers()
+                return runtime
             except FileNotFoundError as exc:
                 # A compile replaced the build between reading the manifest and a
                 # bundle: read the new manifest.
                 if attempt == 4:
                     raise BuildError(f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _load_shipped_tokenizers(self) -> None:
+        """Read the build's Hugging Face tokenizer files now, with the bundles: a
+        later compile may remove them (FileNotFoundError makes `load` retry)."""
+        for name in sorted({b.tokenizer for b in self._bundles.values() if b.tokenizer.startswith("hf:")}):
+            path = Path(name[3:])
+            path = path if path.is_absolute() or self.base_dir is None else self.base_dir / path
+            if not path.is_file():
+                raise FileNotFoundError(errno.ENOENT, "tokenizer file missing", str(path))
+            self.counter(name)
 
     @property
     def roles(self) -> list[str]:
