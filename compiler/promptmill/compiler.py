@@ -30,7 +30,7 @@ from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
-from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef
+from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef, valid_schema
 from .placement import infer_messages
 from .plans import build_plan
 from .project import Project
@@ -302,6 +302,8 @@ def source_hash(sources: list[tuple[str, str]], tokenizer: str) -> str:
 def compile_role(composed: ComposedRole, index: Index, project: Project) -> tuple[RoleBundle | None, list[Diagnostic]]:
     """The bundle of a composed role, or None with the reasons."""
     role = composed.role
+    if composed.inputs and not valid_schema(composed.inputs):
+        return None, []  # PM701 is reported where the inputs are written; the checks below rely on them
     budget, tokenizer_name, _info, diags = effective_budget(composed, project)
     try:
         counter = Counter(get_tokenizer(tokenizer_name, base_dir=project.root))

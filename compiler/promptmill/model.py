@@ -126,6 +126,14 @@ def _schema_problems(canonical: str) -> tuple[tuple[str, str], ...]:
     return tuple(check_schema(json.loads(canonical)))
 
 
+def valid_schema(schema: Any) -> bool:
+    """True when `schema` is JSON and a valid JSON Schema (later checks may rely on its shape)."""
+    try:
+        return not _schema_problems(json.dumps(schema, sort_keys=True, allow_nan=False))
+    except (TypeError, ValueError):
+        return False
+
+
 def _schema_diagnostics(doc: Document, path: tuple, schema: Any, what: str) -> list[Diagnostic]:
     """Metaschema problems of an embedded JSON Schema (cached by content: roles often share one)."""
     try:

@@ -40,6 +40,8 @@ from .wire import get_wire
 
 MAX_STATE_NODES = 1_000_000
 MAX_STATE_CHARS = 8_000_000
+MAX_STATE_DEPTH = 128  # nested mappings and lists; deeper state is refused before anything recurses into it
+CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 EVENTS = ("start", "continue")
 
 
@@ -62,7 +64,7 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
 
 
 def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: tuple = ()) -> None:
-    """Refuse state that is not JSON-like data or is too large (lists at `skip` paths aside).
+    """Refuse state that is not JSON-like data, too large or too deep (lists at `skip` paths aside).
 
     `at` is where `state` sits in the whole state (for one list item checked lazily).
     """
@@ -77,6 +79,8 @@ def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: 
             chars += len(value)
             if chars > MAX_STATE_CHARS:
                 raise StateError("", [("state", f"holds more than {MAX_STATE_CHARS} characters of text")], code="PM812")
+        elif len(path) >= MAX_STATE_DEPTH and isinstance(value, (Mapping, list, tuple)):
+            raise StateError("", [(_path(path), f"is nested more than {MAX_STATE_DEPTH} levels deep")], code="PM812")
         elif isinstance(value, Mapping):
             for k, v in value.items():
                 if not isinstance(k, str):
@@ -95,6 +99,17 @@ def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: 
             raise StateError("", [(_path(path), f"is a {type(value).__name__}, not JSON data")], code="PM811")
 
 
+def _validate(validator, role: str, state: Mapping[str, Any]) -> None:
+    """Check `state` against the inputs schema; PM810 with every problem, PM812 when too deep to check."""
+    try:
+        if validator.is_valid(state):
+            return
+        errors = validator.errors(state)
+    except RecursionError:  # lists checked lazily skip the depth check of check_state_data
+        raise StateError(role, [("state", "is nested too deeply to check against the inputs schema")], code="PM812") from None
+    raise StateError(role, errors)
+
+
 def _path(path: tuple) -> str:
     from .fill import state_path
 
@@ -104,17 +119,29 @@ def _path(path: tuple) -> str:
 class Runtime:
     """A loaded build. Create with `promptmill.load(build_dir)`."""
 
-    def __init__(self, bundles: Mapping[str, RoleBundle], *, base_dir: Path | None = None, manifest: Manifest | None = None):
+    def __init__(
+        self,
+        bundles: Mapping[str, RoleBundle],
+        *,
+        base_dir: Path | None = None,
+        manifest: Manifest | None = None,
+        cache_chars: int = CACHE_CHARS,
+    ):
         self._bundles = dict(bundles)
         self.base_dir = base_dir
         self.manifest = manifest
+        self.cache_chars = cache_chars
         self._prepared: dict[str, PreparedRole] = {}
         self._counters: dict[str, Counter] = {}
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, build_dir: str | os.PathLike[str] = "build") -> Runtime:
-        """Read `build_dir/manifest.json` and every bundle it lists."""
+    def load(cls, build_dir: str | os.PathLike[str] = "build", *, cache_chars: int = CACHE_CHARS) -> Runtime:
+        """Read `build_dir/manifest.json` and every bundle it lists.
+
+        `cache_chars` bounds the token-count cache of each tokenizer (in
+        characters of cached text; memory stays within about twice that).
+        """
         root = Path(build_dir)
         manifest_path = root / "manifest.json"
         for attempt in range(5):
@@ -132,7 +159,7 @@ class Runtime:
                     if bundle.id != role_id:
                         raise BuildError(f"{root / entry.file}: holds role '{bundle.id}', manifest says '{role_id}'")
                     bundles[role_id] = bundle
-                runtime = cls(bundles, base_dir=root, manifest=manifest)
+                runtime = cls(bundles, base_dir=root, manifest=manifest, cache_chars=cache_chars)
                 runtime._load_shipped_tokenizers()
                 return runtime
             except FileNotFoundError as exc:
@@ -173,7 +200,7 @@ class Runtime:
             with self._lock:
                 counter = self._counters.get(tokenizer)
                 if counter is None:
-                    counter = Counter(get_tokenizer(tokenizer, base_dir=self.base_dir), CountCache())
+                    counter = Counter(get_tokenizer(tokenizer, base_dir=self.base_dir), CountCache(self.cache_chars))
                     self._counters[tokenizer] = counter
         return counter
 
@@ -219,8 +246,8 @@ class Runtime:
             limit, origins, margin_tokens = self._budget(bundle, wire, budget)
             if validate:
                 check_state_data(state, bundle.lazy_paths)
-                if prepared.validator is not None and not prepared.validator.is_valid(state):
-                    raise StateError(role, prepared.validator.errors(state))
+                if prepared.validator is not None:
+                    _validate(prepared.validator, role, state)
             ctx = prepared.context(state)
             cond_ctx = {
                 "state": state,

@@ -46,6 +46,7 @@ ANTHROPIC_FORCED_OVERHEAD = 313
 GEMINI_TOOLS_OVERHEAD = 10
 _SCHEMA_CACHE: dict[str, list[tuple[str, str]]] = {}
 _SCHEMA_CACHE_MAX = 512
+_SCHEMA_KEY_MAX = 16_384  # characters of a schema's JSON worth caching (512 x 16 KiB at most)
 
 
 def _schema_problems(schema: Any) -> list[tuple[str, str]]:
@@ -55,9 +56,10 @@ def _schema_problems(schema: Any) -> list[tuple[str, str]]:
     found = _SCHEMA_CACHE.get(key)
     if found is None:
         found = list(check_schema(schema))
-        if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_MAX:
-            _SCHEMA_CACHE.clear()
-        _SCHEMA_CACHE[key] = found
+        if len(key) <= _SCHEMA_KEY_MAX:  # tool schemas come from the state: a huge one is not kept
+            if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_MAX:
+                _SCHEMA_CACHE.clear()
+            _SCHEMA_CACHE[key] = found
     return found
 
 
