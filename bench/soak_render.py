@@ -64,7 +64,7 @@ def fresh_text(rng: random.Random, n: int, blob: bool) -> str:
     words = [rng.choice(WORDS) for _ in range(rng.randint(3, 12))]
     words.insert(rng.randrange(len(words)), f"#{n}-{rng.getrandbits(32):08x}")
     if blob and rng.random() < 0.05:  # a long run without hard token boundaries
-        words.append("%x" % rng.getrandbits(4 * rng.randint(200, 4000)))
+        words.append(f"{rng.getrandbits(4 * rng.randint(200, 4000)):x}")
     return " ".join(words)
 
 
