@@ -30,6 +30,7 @@ from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
+from .markuplint import markup_diagnostics
 from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef, valid_schema
 from .placement import infer_messages
 from .plans import build_plan
@@ -102,8 +103,10 @@ def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
 
 def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = ()) -> tuple[bool, bool]:
     """Check a template: (ok, static)."""
-    info, diags = check_template(source, lambda line, col: s.doc.text_pos(s.path + ("template",), line, col), what=f"section '{s.id}'")
+    locate = lambda line, col: s.doc.text_pos(s.path + ("template",), line, col)  # noqa: E731
+    info, diags = check_template(source, locate, what=f"section '{s.id}'")
     ctx.diags.extend(diags)
+    ctx.diags.extend(markup_diagnostics(source, locate, what=f"section '{s.id}'"))
     if info is None:
         return False, False
     ok = not any(d.severity == "error" for d in diags)
