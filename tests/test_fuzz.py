@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -38,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # -- loader: random trees round-trip -----------------------------------------
 
-_PLAIN_SAFE = st.from_regex(r"[A-Za-z][A-Za-z _.-]{0,12}[A-Za-z]", fullmatch=True)
+_PLAIN_SAFE_RE = re.compile(r"[A-Za-z][A-Za-z _.-]{0,12}[A-Za-z]")
+_PLAIN_SAFE = st.from_regex(_PLAIN_SAFE_RE, fullmatch=True)
 _KEYWORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf"}
 scalars = (
     st.none()
@@ -75,9 +77,6 @@ def _dumper(styles: list[str | None], flow: bool) -> type[yaml.SafeDumper]:
     return Dumper
 
 
-import re  # noqa: E402
-
-_PLAIN_SAFE_RE = re.compile(r"[A-Za-z][A-Za-z _.-]{0,12}[A-Za-z]")
 
 
 def _paths(data: Any, limit: int = 40) -> list[tuple]:
@@ -105,7 +104,11 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
         assert {d.code for d in diags} <= {"PM102", "PM103", "PM108", "PM112"}, [d.format() for d in diags]
         return
     assert diags == []
-    assert doc.data == data and json.dumps(doc.data) == json.dumps(data)
+    # PyYAML's own loader is the reference (it does not round-trip every string: NEL in quotes)
+    reference = yaml.safe_load(text)
+    assert doc.data == reference and json.dumps(doc.data) == json.dumps(reference)
+    if "\x85" not in text:
+        assert doc.data == data
     lines = text.split("\n")
     for path in _paths(data):
         pos = doc.pos(path)

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from providers_support import PROVIDERS, runtime, state
 
 import promptmill
+from providers_support import PROVIDERS, runtime, state
 
 HOSTILE = (
     "{{ 7*7 }} {% if true %}yes{% endif %} {# gone? #} {{ config }} </Identity> "

@@ -31,7 +31,15 @@ from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
 from .markuplint import markup_diagnostics
-from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef, valid_schema
+from .model import (
+    ITEM_SOURCES,
+    MAX_SECTIONS,
+    Fragment,
+    OutputContract,
+    SectionDef,
+    too_many_sections,
+    valid_schema,
+)
 from .placement import infer_messages
 from .plans import build_plan
 from .project import Project
@@ -307,6 +315,9 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     role = composed.role
     if composed.inputs and not valid_schema(composed.inputs):
         return None, []  # PM701 is reported where the inputs are written; the checks below rely on them
+    count = len(composed.sections) + len(composed.context)
+    if count > MAX_SECTIONS:  # bounded work below: one role, at most MAX_SECTIONS sections
+        return None, [too_many_sections(role.pos("id"), role.id, count, "composes")]
     budget, tokenizer_name, _info, diags = effective_budget(composed, project)
     try:
         counter = Counter(get_tokenizer(tokenizer_name, base_dir=project.root))
