@@ -60,7 +60,10 @@ def _equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-@lru_cache(maxsize=512)
+REGEX_CACHE = 512  # compiled patterns kept (they come from bundles, not from the state)
+
+
+@lru_cache(maxsize=REGEX_CACHE)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 

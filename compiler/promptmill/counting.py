@@ -24,6 +24,7 @@ _SCAN = 64
 MAX_DELTAS = 100_000
 MAX_DELTA_CHARS = 2_000_000
 MAX_DELTA_KEY_CHARS = 4_096
+MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
 
 
 class CountCache:
@@ -40,7 +41,7 @@ class CountCache:
 
     ENTRY_COST = 64
 
-    def __init__(self, max_chars: int = 8_000_000, max_key_chars: int = 200_000) -> None:
+    def __init__(self, max_chars: int = 8_000_000, max_key_chars: int = MAX_KEY_CHARS) -> None:
         self.max_chars = max_chars
         self.max_key_chars = max_key_chars
         self._young: dict[str, int] = {}

@@ -41,6 +41,7 @@ from .wire import get_wire
 MAX_STATE_NODES = 1_000_000
 MAX_STATE_CHARS = 8_000_000
 MAX_STATE_DEPTH = 128  # nested mappings and lists; deeper state is refused before anything recurses into it
+LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 EVENTS = ("start", "continue")
 
@@ -144,7 +145,7 @@ class Runtime:
         """
         root = Path(build_dir)
         manifest_path = root / "manifest.json"
-        for attempt in range(5):
+        for attempt in range(LOAD_ATTEMPTS):
             if not manifest_path.is_file():
                 raise BuildError(
                     f"no build at {root}: {manifest_path} does not exist",
@@ -165,7 +166,7 @@ class Runtime:
             except FileNotFoundError as exc:
                 # A compile replaced the build between reading the manifest and a
                 # bundle: read the new manifest.
-                if attempt == 4:
+                if attempt == LOAD_ATTEMPTS - 1:
                     raise BuildError(f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
