@@ -77,8 +77,6 @@ def _dumper(styles: list[str | None], flow: bool) -> type[yaml.SafeDumper]:
     return Dumper
 
 
-
-
 def _paths(data: Any, limit: int = 40) -> list[tuple]:
     """Every path into `data`, parents first, no deeper than `limit` steps."""
     out: list[tuple] = []
@@ -104,10 +102,12 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
         assert {d.code for d in diags} <= {"PM102", "PM103", "PM108", "PM112"}, [d.format() for d in diags]
         return
     assert diags == []
-    # PyYAML's own loader is the reference (it does not round-trip every string: NEL in quotes)
+    # PyYAML's own loader is the reference: YAML 1.1 reads NEL, LS and PS as line
+    # breaks, so PyYAML does not round-trip strings holding them in every style
     reference = yaml.safe_load(text)
     assert doc.data == reference and json.dumps(doc.data) == json.dumps(reference)
-    if "\x85" not in text:
+    breaks = any(c in text for c in "\x85\u2028\u2029")  # line breaks to YAML 1.1, not to str.split
+    if not breaks:
         assert doc.data == data
     lines = text.split("\n")
     for path in _paths(data):
@@ -117,7 +117,7 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
             key = doc.key_pos(path)
             assert 1 <= key.line <= len(lines)
             at = lines[key.line - 1][key.col - 1 :]
-            if _PLAIN_SAFE_RE.fullmatch(path[-1]) and path[-1].lower() not in _KEYWORDS:
+            if not breaks and _PLAIN_SAFE_RE.fullmatch(path[-1]) and path[-1].lower() not in _KEYWORDS:
                 assert at.lstrip("\"'").startswith(path[-1][:1]), (path, key, at[:20])
 
 
@@ -133,7 +133,7 @@ soup = st.lists(st.sampled_from(_PIECES), max_size=60).map(b"".join)
 
 
 def _assert_clean(doc, diags) -> None:
-    assert (doc is None) == bool([d for d in diags if d.severity == "error"]) or doc is not None
+    assert (doc is None) == any(d.severity == "error" for d in diags), [d.format() for d in diags]
     for d in diags:
         assert d.code in CODES and d.message, d
         assert isinstance(d.line, int) and isinstance(d.col, int) and d.line >= 0 and d.col >= 0
@@ -178,6 +178,8 @@ def _mutate(data: Any, draw, *, copy_: bool = True) -> Any:
     """Replace, delete or add one node somewhere in `data` (a deep copy unless `copy_` is false)."""
     data = copy.deepcopy(data) if copy_ else data
     paths = [p for p in _paths(data) if p]
+    if not paths:  # nothing left to mutate
+        return data
     path = draw(st.sampled_from(paths))
     parent = data
     for step in path[:-1]:

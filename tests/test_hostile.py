@@ -210,3 +210,16 @@ def test_files_changing_under_a_running_compile_never_crash_it(tmp_path):
         thread.join()
     assert sum(outcomes.values()) == 40
     promptmill.load(root / "build")  # whatever compiled last is loadable
+
+
+@pytest.mark.parametrize("key", ["runtime", "attachments", "extra"])
+def test_state_nested_20000_levels_is_pm812_not_a_recursion_error(key):
+    from providers_support import runtime, state
+
+    deep: object = "bottom"
+    for _ in range(20_000):
+        deep = [deep]
+    data = {**state("companion-chat.state.yaml"), key: deep}
+    with pytest.raises(promptmill.StateError) as err:
+        runtime().render("companion-chat", data)
+    assert err.value.code == "PM812" and "nested" in str(err.value)
