@@ -110,12 +110,13 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
     if not breaks:
         assert doc.data == data
     lines = text.split("\n")
+    last = len(lines) + (text.count("\x85") + text.count("\u2028") + text.count("\u2029"))
     for path in _paths(data):
         pos = doc.pos(path)
-        assert 1 <= pos.line <= len(lines) and pos.col >= 1, (path, pos)
+        assert 1 <= pos.line <= last and pos.col >= 1, (path, pos)
         if path and isinstance(path[-1], str):
             key = doc.key_pos(path)
-            assert 1 <= key.line <= len(lines)
+            assert 1 <= key.line <= last
             at = lines[key.line - 1][key.col - 1 :]
             if not breaks and _PLAIN_SAFE_RE.fullmatch(path[-1]) and path[-1].lower() not in _KEYWORDS:
                 assert at.lstrip("\"'").startswith(path[-1][:1]), (path, key, at[:20])
