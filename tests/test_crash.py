@@ -5,7 +5,8 @@ lists) with reference builds compiled separately from the same sources: after
 any interruption the build must be byte-identical to the previous complete
 build or to the new one, never a mix, and `Runtime.load` must succeed.
 
-PROMPTMILL_CRASH_ITERATIONS raises the number of kills (default 30).
+PROMPTMILL_CRASH_ITERATIONS raises the number of kills (default 30);
+PROMPTMILL_CRASH_SEED replays the kill times of a failed run (printed on failure).
 """
 
 from __future__ import annotations
