@@ -163,6 +163,7 @@ def test_to_yaml_xml_escape_and_bullets_filters() -> None:
     assert _render("{{ s|xml_escape }}", s="<a href=\"x\">'&'</a>") == (
         "&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;"
     )
+    assert _render("{{ s|xml_text }}", s="<a href=\"x\">'&'</a>") == "&lt;a href=\"x\">'&amp;'&lt;/a>"
     assert _render("{{ xs|bullets }}", xs=["one", "two\nlines"]) == "- one\n- two\n  lines"
     assert _render("{{ xs|bullets }}", xs=[]) == ""
     with pytest.raises(RenderError, match="bullets expects a list"):

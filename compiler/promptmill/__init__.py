@@ -64,11 +64,14 @@ _LAZY = {
 }
 
 
-def load(build_dir: Any = "build") -> Runtime:
-    """Read a compiled build folder once; the result renders many times."""
+def load(build_dir: Any = "build", **options: Any) -> Runtime:
+    """Read a compiled build folder once; the result renders many times.
+
+    `options` go to `Runtime.load` (`cache_chars`: the bound of each token-count cache).
+    """
     from .runtime import Runtime
 
-    return Runtime.load(build_dir)
+    return Runtime.load(build_dir, **options)
 
 
 def __getattr__(name: str) -> Any:

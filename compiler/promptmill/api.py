@@ -29,7 +29,7 @@ from .model import Role, Template, build_template
 from .project import Layer, Project, find_project
 from .resolve import ComposedRole, Composer, Index, build_index
 from .schemacheck import check_document
-from .writer import bundle_path, stale_files, write_build
+from .writer import build_lock, bundle_path, install_build, stale_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from .runtime import Runtime
@@ -330,11 +330,19 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     Unchanged roles are reused from the existing build unless `force`. With
     `check`, nothing is written: `stale` lists what a compile would change.
     Raises `CompileError` (with every diagnostic) when a template has errors;
-    the previous build is then left untouched.
+    the previous build is then left untouched. A compile that writes holds the
+    build lock from reading the old build to the end (see `promptmill.writer`).
     """
     project, pdiags = find_project(path, build_dir=output)
     if has_errors(pdiags):
         raise CompileError(sort_diagnostics(pdiags))
+    if check:
+        return _compile(path, project, output, check=True, force=force)
+    with build_lock(project.build_dir):
+        return _compile(path, project, output, check=False, force=force)
+
+
+def _compile(path, project: Project, output, *, check: bool, force: bool) -> CompileResult:
     build_dir = project.build_dir
     old = _read_manifest(build_dir)
     if old is not None and not force and not check and old.promptmill_version == __version__:
@@ -363,7 +371,7 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     if check:
         stale = stale_files(build_dir, files, manifest_bytes)
         return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
-    removed = write_build(build_dir, files, manifest_bytes)
+    removed = install_build(build_dir, files, manifest_bytes)
     return CompileResult(
         build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
         removed=tuple(removed), files=loaded.files, bundles=bundles,

@@ -32,22 +32,28 @@ def cache_lint(sections: list[Section], role_pos: Position) -> list[Diagnostic]:
     """PM610 and PM611 warnings for sections that cut the cacheable prefix."""
     diags: list[Diagnostic] = []
     system = [s for s in sections if s.message == "system"]
-    for i, s in enumerate(system):
-        later = next((t for t in system[i + 1 :] if t.stability == "stable"), None)
-        if s.stability != "stable" and later is not None:
-            diags.append(
-                Diagnostic.at(
-                    _pos(s.origin, role_pos),
-                    "PM610",
-                    f"section '{s.id}' changes with the state but sits before stable section '{later.id}' in the "
-                    "system message: provider prompt caches stop at it",
-                    hint="move it after the stable sections, or into the user message",
-                )
+    first: tuple[Section, Section] | None = None  # the first dynamic system section with a stable one after it
+    later: Section | None = None
+    for s in reversed(system):  # one pass: a role may have many sections
+        if s.stability == "stable":
+            later = s
+        elif later is not None:
+            first = (s, later)
+    if first is not None:
+        s, stable = first
+        diags.append(
+            Diagnostic.at(
+                _pos(s.origin, role_pos),
+                "PM610",
+                f"section '{s.id}' changes with the state but sits before stable section '{stable.id}' in the "
+                "system message: provider prompt caches stop at it",
+                hint="move it after the stable sections, or into the user message",
             )
-            break
+        )
     hoisted = [s for s in sections if s.message == "system" and s.stability != "stable" and s.context is None]
-    if hoisted and not any(d.code == "PM610" for d in diags):
-        rest = [s for s in sections if s not in hoisted]
+    if hoisted and not diags:
+        skip = {id(s) for s in hoisted}
+        rest = [s for s in sections if id(s) not in skip]
         run = []
         for s in rest:
             if s.stability != "stable":

@@ -67,7 +67,10 @@ def handled(func: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:  # a bug: say so plainly
             if os.environ.get("PROMPTMILL_DEBUG"):
                 raise
-            click.echo(f"promptmill: internal error: {exc!r} (a bug; rerun with PROMPTMILL_DEBUG=1 for details)", err=True)
+            click.echo(
+                f"promptmill: error[PM000]: internal error: {exc!r} (a bug; rerun with PROMPTMILL_DEBUG=1 for details)",
+                err=True,
+            )
             sys.exit(3)
 
     return wrapper

@@ -65,6 +65,7 @@ CODES: dict[str, Code] = {
     "PM405": Code("unsafe-template", "error", "a template reaches for something the sandbox forbids"),
     "PM406": Code("template-error", "error", "a template without state failed while rendering at compile time"),
     "PM407": Code("each-not-list", "error", "an `each:` path does not point at an array in the inputs schema"),
+    "PM408": Code("unescaped-in-markup", "warning", "a template prints a state value raw inside an XML-looking tag or attribute"),
     # budget and tokenizers
     "PM501": Code("static-over-budget", "error", "the sections that are never trimmed already exceed the budget"),
     "PM502": Code("unknown-tokenizer", "error", "the tokenizer or model is unknown"),
@@ -83,6 +84,7 @@ CODES: dict[str, Code] = {
     "PM609": Code("condition-invalid", "error", "a condition is malformed (unknown operator or wrong value type)"),
     "PM610": Code("cache-breaking-section", "warning", "a dynamic section sits where it breaks the cacheable stable prefix"),
     "PM611": Code("cache-breaking-system-section", "warning", "a dynamic section placed in the system message comes before stable content of other messages"),
+    "PM612": Code("too-many-sections", "error", "a role has more sections than the limit (1,000), in its file or after composition"),
     # output contracts and tools
     "PM701": Code("invalid-json-schema", "error", "an embedded JSON Schema (inputs, reply schema, tool parameters) is not valid"),
     "PM702": Code("output-not-rendered", "warning", "the role has an output contract whose instructions no section renders"),

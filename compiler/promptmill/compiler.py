@@ -30,7 +30,16 @@ from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
-from .model import ITEM_SOURCES, Fragment, OutputContract, SectionDef
+from .markuplint import markup_diagnostics
+from .model import (
+    ITEM_SOURCES,
+    MAX_SECTIONS,
+    Fragment,
+    OutputContract,
+    SectionDef,
+    too_many_sections,
+    valid_schema,
+)
 from .placement import infer_messages
 from .plans import build_plan
 from .project import Project
@@ -102,8 +111,10 @@ def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
 
 def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = ()) -> tuple[bool, bool]:
     """Check a template: (ok, static)."""
-    info, diags = check_template(source, lambda line, col: s.doc.text_pos(s.path + ("template",), line, col), what=f"section '{s.id}'")
+    locate = lambda line, col: s.doc.text_pos(s.path + ("template",), line, col)  # noqa: E731
+    info, diags = check_template(source, locate, what=f"section '{s.id}'")
     ctx.diags.extend(diags)
+    ctx.diags.extend(markup_diagnostics(source, locate, what=f"section '{s.id}'"))
     if info is None:
         return False, False
     ok = not any(d.severity == "error" for d in diags)
@@ -302,6 +313,11 @@ def source_hash(sources: list[tuple[str, str]], tokenizer: str) -> str:
 def compile_role(composed: ComposedRole, index: Index, project: Project) -> tuple[RoleBundle | None, list[Diagnostic]]:
     """The bundle of a composed role, or None with the reasons."""
     role = composed.role
+    if composed.inputs and not valid_schema(composed.inputs):
+        return None, []  # PM701 is reported where the inputs are written; the checks below rely on them
+    count = len(composed.sections) + len(composed.context)
+    if count > MAX_SECTIONS:  # bounded work below: one role, at most MAX_SECTIONS sections
+        return None, [too_many_sections(role.pos("id"), role.id, count, "composes")]
     budget, tokenizer_name, _info, diags = effective_budget(composed, project)
     try:
         counter = Counter(get_tokenizer(tokenizer_name, base_dir=project.root))

@@ -60,7 +60,10 @@ def _equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-@lru_cache(maxsize=512)
+REGEX_CACHE = 512  # compiled patterns kept (they come from bundles, not from the state)
+
+
+@lru_cache(maxsize=REGEX_CACHE)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
@@ -140,15 +143,22 @@ def partial(condition: Mapping[str, Any] | None, known: Mapping[str, Any]) -> bo
     """Decide what `known` (the compile-time roots: role, model) can decide.
 
     Returns True or False when the condition is settled, else the condition
-    with every decided part removed (what the runtime still has to test).
+    with every decided part removed (what the runtime still has to test). A
+    malformed condition is left undecided (PM609 is reported where it is written).
     """
     if condition is None:
         return True
+    if not isinstance(condition, Mapping) or problems(condition, roots=False):
+        return dict(condition) if isinstance(condition, Mapping) else {}
+    return _partial(condition, known)
+
+
+def _partial(condition: Mapping[str, Any], known: Mapping[str, Any]) -> bool | dict:
     for combo in ("all", "any"):
         if combo in condition:
             rest = []
             for sub in condition[combo]:
-                r = partial(sub, known)
+                r = _partial(sub, known)
                 if r is (combo == "any"):
                     return r
                 if not isinstance(r, bool):
@@ -157,7 +167,7 @@ def partial(condition: Mapping[str, Any] | None, known: Mapping[str, Any]) -> bo
                 return combo == "all"
             return rest[0] if len(rest) == 1 else {combo: rest}
     if "not" in condition:
-        r = partial(condition["not"], known)
+        r = _partial(condition["not"], known)
         return (not r) if isinstance(r, bool) else {"not": r}
     if condition["path"].split(".", 1)[0] in COMPILE_TIME_ROOTS:
         return evaluate(condition, known)

@@ -103,6 +103,8 @@ def schema_at(inputs: Mapping[str, Any], path: str) -> tuple[Mapping[str, Any] |
         if types and "object" not in types:
             return None, (f"'{path}' is not in the inputs schema: {shown} is {_describe(types)} and has no fields", None)
         return None, None  # an object without declared properties: anything goes
+    if not isinstance(node, Mapping):  # a boolean schema (true/false): nothing to check a value against
+        return None, None
     return node, None
 
 

@@ -20,23 +20,33 @@ from .tokenizers import Tokenizer
 # How far to look for a hard boundary inside a piece before giving up and
 # treating the whole piece as part of the region (correct either way).
 _SCAN = 64
+# Bounds of the join-correction cache (its keys are short regions around soft joins).
+MAX_DELTAS = 100_000
+MAX_DELTA_CHARS = 2_000_000
+MAX_DELTA_KEY_CHARS = 4_096
+MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
 
 
 class CountCache:
     """A bounded, content-addressed map text -> token count.
 
     Two generations: lookups hit the young one, then the old one (promoting the
-    entry); when the young one holds `max_chars` characters of keys it becomes
-    the old one and the previous old one is dropped. Memory stays bounded by
-    about twice `max_chars` characters whatever the workload.
+    entry); when the young one holds `max_chars` characters it becomes the old
+    one and the previous old one is dropped. Each entry weighs the length of
+    its text plus `ENTRY_COST` (the dict slot, the int and the str header), so
+    many short entries are bounded as well as a few long ones: memory stays
+    within about twice `max_chars` bytes of text whatever the workload
+    (bench/soak_render.py).
     """
 
-    def __init__(self, max_chars: int = 8_000_000, max_key_chars: int = 200_000) -> None:
+    ENTRY_COST = 64
+
+    def __init__(self, max_chars: int = 8_000_000, max_key_chars: int = MAX_KEY_CHARS) -> None:
         self.max_chars = max_chars
         self.max_key_chars = max_key_chars
         self._young: dict[str, int] = {}
         self._old: dict[str, int] = {}
-        self._young_chars = 0
+        self._young_chars = 0  # weight of the young generation
         self._lock = threading.Lock()
 
     def get(self, text: str) -> int | None:
@@ -49,9 +59,9 @@ class CountCache:
         return value
 
     def put(self, text: str, value: int) -> None:
-        size = len(text)
-        if size > self.max_key_chars:
+        if len(text) > self.max_key_chars:
             return
+        size = len(text) + self.ENTRY_COST
         with self._lock:
             if self._young_chars + size > self.max_chars:
                 self._old = self._young
@@ -66,7 +76,8 @@ class CountCache:
 
     @property
     def chars(self) -> int:
-        return self._young_chars + sum(map(len, self._old))
+        """Characters of cached text (both generations)."""
+        return sum(map(len, self._young)) + sum(map(len, self._old))
 
 
 class Counter:
@@ -79,6 +90,7 @@ class Counter:
         self._raw_count = tokenizer.count
         self.encoded_chars = 0  # characters actually sent to the tokenizer (for tests and benches)
         self._deltas: dict[tuple[str, str], int] = {}
+        self.delta_chars = 0  # characters held in the keys of _deltas
 
     def count(self, text: str) -> int:
         """Token count of `text` (cached)."""
@@ -126,9 +138,13 @@ class Counter:
         if delta is None:
             tail, head = key
             delta = self.count(tail + head) - self.count(tail) - self.count(head)
-            if len(self._deltas) > 100_000:
-                self._deltas.clear()
-            self._deltas[key] = delta
+            size = len(tail) + len(head)
+            if size <= MAX_DELTA_KEY_CHARS:  # a piece without hard boundaries can be long: not kept
+                if len(self._deltas) >= MAX_DELTAS or self.delta_chars + size > MAX_DELTA_CHARS:
+                    self._deltas = {}
+                    self.delta_chars = 0
+                self._deltas[key] = delta
+                self.delta_chars += size
         return delta
 
     def count_parts(self, parts: Sequence[str]) -> int:

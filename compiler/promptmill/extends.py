@@ -247,13 +247,19 @@ def _merge_schema(parent: dict, child: dict) -> dict:
         return dict(child) if child.get("properties") or "type" in child else {**parent, **child}
     props = dict(parent["properties"])
     for name, sub in child["properties"].items():
-        props[name] = _merge_schema(props[name], sub) if name in props and isinstance(sub, dict) else sub
+        mergeable = isinstance(sub, dict) and isinstance(props.get(name), dict)
+        props[name] = _merge_schema(props[name], sub) if mergeable else sub
     merged = {**parent, **child, "properties": props}
-    required = list(parent.get("required", []))
-    required += [r for r in child.get("required", []) if r not in required]
+    # an invalid schema (PM701, reported where it is written) must not stop composition
+    required = list(_strings(parent.get("required")))
+    required += [r for r in _strings(child.get("required")) if r not in required]
     if required:
         merged["required"] = required
     return merged
+
+
+def _strings(value: Any) -> list:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def merge_inputs(chain: tuple[Role, ...] | list[Role]) -> dict:

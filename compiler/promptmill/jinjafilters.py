@@ -1,4 +1,4 @@
-"""Template filters: promptmill's own (`to_json`, `to_yaml`, `xml_escape`, `bullets`)
+"""Template filters: promptmill's own (`to_json`, `to_yaml`, `xml_escape`, `xml_text`, `bullets`)
 and Jinja's built-ins wrapped with size and work guards (runtime side).
 
 Every filter a template can name runs inside `guarded()`: values a filter turns
@@ -31,7 +31,7 @@ MAX_INDENT = 16
 _STRINGIFY = frozenset(
     "capitalize center e escape forceescape format indent lower pprint replace safe"
     " string striptags title tojson trim truncate upper urlencode urlize wordcount"
-    " wordwrap xmlattr to_json to_yaml xml_escape bullets".split()
+    " wordwrap xmlattr to_json to_yaml xml_escape xml_text bullets".split()
 )
 # Filters that walk every item of their input: charge its length as steps.
 _WALK = frozenset(
@@ -83,6 +83,14 @@ def xml_escape(value: Any) -> str:
     return str(value).translate(_XML)
 
 
+_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;"})
+
+
+def xml_text(value: Any) -> str:
+    """Escape `&` and `<` only: enough between tags (not inside attributes); `->` and quotes stay readable."""
+    return str(value).translate(_XML_TEXT)
+
+
 def bullets(value: Any) -> str:
     """A list as `- item` lines; lines inside an item are indented under it."""
     if isinstance(value, Undefined):
@@ -94,7 +102,7 @@ def bullets(value: Any) -> str:
 
 def promptmill_filters() -> dict[str, Callable[..., Any]]:
     """promptmill's own filters, unguarded (the environment wraps them)."""
-    return {"to_json": to_json, "to_yaml": to_yaml, "xml_escape": xml_escape, "bullets": bullets}
+    return {"to_json": to_json, "to_yaml": to_yaml, "xml_escape": xml_escape, "xml_text": xml_text, "bullets": bullets}
 
 
 def _value_index(func: Callable[..., Any]) -> int:

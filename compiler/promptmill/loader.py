@@ -244,8 +244,8 @@ def _load(
     ), []
 
 
-# Render-state files: bigger and deeper than templates, same safety.
-_STATE_LIMITS = dict(max_line_chars=1 << 62, max_depth=256, max_aliases=1_000, max_nodes=2_000_000)
+# Render-state files: bigger and deeper than templates (as deep as the runtime accepts), same safety.
+_STATE_LIMITS = dict(max_line_chars=1 << 62, max_depth=128, max_aliases=1_000, max_nodes=2_000_000)
 
 
 def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) -> Any:

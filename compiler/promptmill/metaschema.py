@@ -53,13 +53,23 @@ def _string_array(v: Any) -> bool:
     return type(v) is list and all(type(s) is str for s in v) and len(set(v)) == len(v)
 
 
-@lru_cache(maxsize=1024)
-def _regex(pattern: str) -> bool:
+REGEX_CACHE = 1024  # verdicts on `pattern` regexes kept (state-supplied tool schemas repeat them)
+REGEX_KEY_MAX = 4096  # a longer pattern is checked every time, not cached
+
+
+def _compiles(pattern: str) -> bool:
     try:
         re.compile(pattern)
     except re.error:
         return False
     return True
+
+
+_cached_compiles = lru_cache(maxsize=REGEX_CACHE)(_compiles)
+
+
+def _regex(pattern: str) -> bool:
+    return _cached_compiles(pattern) if len(pattern) <= REGEX_KEY_MAX else _compiles(pattern)
 
 
 def _keyword_ok(key: str, value: Any, stack: list[Any]) -> bool:

@@ -21,6 +21,7 @@ from .project import Layer
 
 SOURCES = ("text", "template", "each", "constraints", "output", "fragment", "history", "tools")
 ITEM_SOURCES = ("each", "history", "tools")
+MAX_SECTIONS = 1_000  # per role file, and per role after composition (PM612)
 DEFAULT_ITEM_NAMES = {"each": "item", "history": "turn", "tools": "tool"}
 
 
@@ -124,6 +125,24 @@ def _schema_problems(canonical: str) -> tuple[tuple[str, str], ...]:
     from .validate import check_schema
 
     return tuple(check_schema(json.loads(canonical)))
+
+
+def too_many_sections(pos: Position, role: str, count: int, how: str) -> Diagnostic:
+    """PM612: a role with more sections than MAX_SECTIONS (`how`: "lists" or "composes")."""
+    return Diagnostic.at(
+        pos,
+        "PM612",
+        f"role '{role}' {how} {count:,} sections; the limit is {MAX_SECTIONS:,}",
+        hint="merge small sections, or move repeated content into an `each:` section over a list in the state",
+    )
+
+
+def valid_schema(schema: Any) -> bool:
+    """True when `schema` is JSON and a valid JSON Schema (later checks may rely on its shape)."""
+    try:
+        return not _schema_problems(json.dumps(schema, sort_keys=True, allow_nan=False))
+    except (TypeError, ValueError):
+        return False
 
 
 def _schema_diagnostics(doc: Document, path: tuple, schema: Any, what: str) -> list[Diagnostic]:
@@ -233,6 +252,8 @@ def build_template(doc: Document, layer: Layer, source_file: str) -> tuple[Templ
     diags: list[Diagnostic] = []
     common = dict(doc=doc, path=(), kind=kind, id=tid, layer=layer, source_file=source_file, data=data)
     if kind == "role":
+        if len(data.get("sections", ())) > MAX_SECTIONS:
+            diags.append(too_many_sections(doc.key_pos(("sections",)), tid, len(data["sections"]), "lists"))
         sections = []
         seen: dict[str, int] = {}
         in_child = "extends" in data

@@ -24,7 +24,7 @@ from typing import Any
 _MISSING = object()
 _DICT_ATTRS = frozenset(dir(dict))
 # Filters a plan may apply itself: plain functions of one value, no context.
-PURE_FILTERS = frozenset({"to_json", "to_yaml", "upper", "lower", "trim", "xml_escape"})
+PURE_FILTERS = frozenset({"to_json", "to_yaml", "upper", "lower", "trim", "xml_escape", "xml_text"})
 MAX_TEXT = 4_000_000  # sandbox.TemplateLimits().max_output_chars
 
 Plan = tuple[tuple[Any, ...], ...]

@@ -56,11 +56,17 @@ class Project:
         return tuple(self.config.get("exclude", ()))
 
     def display(self, path: Path) -> str:
-        """How a file is named in diagnostics: relative to the cwd when possible."""
-        try:
-            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-        except ValueError:
-            return path.resolve().as_posix()
+        """How a file is named in diagnostics: relative to the cwd when possible.
+
+        Symbolic links are kept as they are (a broken link is named, not its target).
+        """
+        absolute = Path(os.path.abspath(path))
+        for cwd in (Path(os.path.abspath(Path.cwd())), Path.cwd().resolve()):
+            try:
+                return absolute.relative_to(cwd).as_posix()
+            except ValueError:
+                continue
+        return absolute.as_posix()
 
     def source_id(self, layer: Layer, path: Path) -> str:
         """Stable name of a source file in bundles and the manifest."""

@@ -3,9 +3,11 @@
     rt = promptmill.load("build")
     req = rt.render("executor", state, budget=8000)
 
-`Runtime.load` reads the manifest and every bundle once, checking each file's
-SHA-256 against the manifest, so a corrupt or half-written build is refused
-with a clear error. Roles are prepared (templates compiled, validators built)
+`Runtime.load` reads the manifest and every bundle once (and the Hugging Face
+tokenizer files a build ships), checking each bundle's SHA-256 against the
+manifest, so a corrupt or half-written build is refused with a clear error.
+When a compile replaces the build while it reads, it starts again from the
+new manifest (up to 5 times), so it returns one consistent build. Roles are prepared (templates compiled, validators built)
 on first use. A `Runtime` is safe to share between threads: rendering keeps
 all per-call state local, and shared caches are bounded.
 
@@ -15,6 +17,7 @@ This module imports no YAML loader, no template checks and no file walking.
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import json
 import math
@@ -36,6 +39,8 @@ from .summarize import summarize
 from .tokenizers import get_tokenizer
 from .wire import get_wire
 
+LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
+CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 EVENTS = ("start", "continue")
 
 
@@ -57,23 +62,46 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
 
 
+def _validate(validator, role: str, state: Mapping[str, Any]) -> None:
+    """Check `state` against the inputs schema; PM810 with every problem, PM812 when too deep to check."""
+    try:
+        if validator.is_valid(state):
+            return
+        errors = validator.errors(state)
+    except RecursionError:  # lists checked lazily skip the depth check of check_state_data
+        raise StateError(role, [("state", "is nested too deeply to check against the inputs schema")], code="PM812") from None
+    raise StateError(role, errors)
+
+
 class Runtime:
     """A loaded build. Create with `promptmill.load(build_dir)`."""
 
-    def __init__(self, bundles: Mapping[str, RoleBundle], *, base_dir: Path | None = None, manifest: Manifest | None = None):
+    def __init__(
+        self,
+        bundles: Mapping[str, RoleBundle],
+        *,
+        base_dir: Path | None = None,
+        manifest: Manifest | None = None,
+        cache_chars: int = CACHE_CHARS,
+    ):
         self._bundles = dict(bundles)
         self.base_dir = base_dir
         self.manifest = manifest
+        self.cache_chars = cache_chars
         self._prepared: dict[str, PreparedRole] = {}
         self._counters: dict[str, Counter] = {}
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, build_dir: str | os.PathLike[str] = "build") -> Runtime:
-        """Read `build_dir/manifest.json` and every bundle it lists."""
+    def load(cls, build_dir: str | os.PathLike[str] = "build", *, cache_chars: int = CACHE_CHARS) -> Runtime:
+        """Read `build_dir/manifest.json` and every bundle it lists.
+
+        `cache_chars` bounds the token-count cache of each tokenizer (in
+        characters of cached text; memory stays within about twice that).
+        """
         root = Path(build_dir)
         manifest_path = root / "manifest.json"
-        for attempt in range(5):
+        for attempt in range(LOAD_ATTEMPTS):
             if not manifest_path.is_file():
                 raise BuildError(
                     f"no build at {root}: {manifest_path} does not exist",
@@ -88,13 +116,25 @@ class Runtime:
                     if bundle.id != role_id:
                         raise BuildError(f"{root / entry.file}: holds role '{bundle.id}', manifest says '{role_id}'")
                     bundles[role_id] = bundle
-                return cls(bundles, base_dir=root, manifest=manifest)
+                runtime = cls(bundles, base_dir=root, manifest=manifest, cache_chars=cache_chars)
+                runtime._load_shipped_tokenizers()
+                return runtime
             except FileNotFoundError as exc:
                 # A compile replaced the build between reading the manifest and a
                 # bundle: read the new manifest.
-                if attempt == 4:
+                if attempt == LOAD_ATTEMPTS - 1:
                     raise BuildError(f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _load_shipped_tokenizers(self) -> None:
+        """Read the build's Hugging Face tokenizer files now, with the bundles: a
+        later compile may remove them (FileNotFoundError makes `load` retry)."""
+        for name in sorted({b.tokenizer for b in self._bundles.values() if b.tokenizer.startswith("hf:")}):
+            path = Path(name[3:])
+            path = path if path.is_absolute() or self.base_dir is None else self.base_dir / path
+            if not path.is_file():
+                raise FileNotFoundError(errno.ENOENT, "tokenizer file missing", str(path))
+            self.counter(name)
 
     @property
     def roles(self) -> list[str]:
@@ -117,7 +157,7 @@ class Runtime:
             with self._lock:
                 counter = self._counters.get(tokenizer)
                 if counter is None:
-                    counter = Counter(get_tokenizer(tokenizer, base_dir=self.base_dir), CountCache())
+                    counter = Counter(get_tokenizer(tokenizer, base_dir=self.base_dir), CountCache(self.cache_chars))
                     self._counters[tokenizer] = counter
         return counter
 
@@ -163,8 +203,8 @@ class Runtime:
             limit, origins, margin_tokens = self._budget(bundle, wire, budget)
             if validate:
                 check_state_data(state, bundle.lazy_paths)
-                if prepared.validator is not None and not prepared.validator.is_valid(state):
-                    raise StateError(role, prepared.validator.errors(state))
+                if prepared.validator is not None:
+                    _validate(prepared.validator, role, state)
             ctx = prepared.context(state)
             cond_ctx = {
                 "state": state,

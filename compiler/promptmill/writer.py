@@ -7,7 +7,12 @@ into place), then replaces `manifest.json` in one rename, and only then removes
 files the new manifest no longer lists (temporary files of a killed compile
 included). A reader therefore always sees the old
 manifest with all its files, or the new one with all of its files; a compile
-killed at any moment leaves one of the two. A lock file serializes compiles.
+killed at any moment leaves one of the two, and the next complete compile
+removes whatever the killed one left behind. A lock file (`build/.lock`, an
+advisory `flock` the kernel releases when its holder dies) serializes
+compiles: `api.compile` holds it from reading the old manifest to the end of
+the garbage collection, so a concurrent compile never deletes a bundle this
+one is about to reuse. tests/test_crash.py kills compiles at random moments.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from .errors import PromptmillError
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT = 60.0
+TMP_PREFIX = ".tmp-"
+FILE_MODE = 0o644  # mkstemp creates 0600; a build is read by services running as other users
 
 
 def bundle_path(role_id: str, data: bytes) -> str:
@@ -81,8 +88,10 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = False) -> None:
     bundles do without, since they are content-addressed and hash-checked on load.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
     try:
+        with contextlib.suppress(OSError):  # not every platform or filesystem has modes
+            os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if durable:
@@ -98,20 +107,30 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = False) -> None:
 
 
 def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
-    """Install a build: `files` maps relative paths to bytes. Returns removed stale paths."""
+    """Install a build under the lock: `files` maps relative paths to bytes. Returns removed stale paths."""
     build_dir = Path(build_dir)
     with build_lock(build_dir):
-        for rel, data in sorted(files.items()):
-            target = build_dir / rel
-            if target.is_file() and target.read_bytes() == data:
-                continue
-            atomic_write(target, data)
-        atomic_write(build_dir / "manifest.json", manifest, durable=True)
-        return _collect_garbage(build_dir, set(files))
+        return install_build(build_dir, files, manifest)
+
+
+def install_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
+    """Install a build; the caller holds `build_lock(build_dir)`. Returns removed stale paths."""
+    build_dir = Path(build_dir)
+    for rel, data in sorted(files.items()):
+        target = build_dir / rel
+        if target.is_file() and target.read_bytes() == data:
+            continue
+        atomic_write(target, data)
+    atomic_write(build_dir / "manifest.json", manifest, durable=True)
+    return _collect_garbage(build_dir, set(files))
 
 
 def _collect_garbage(build_dir: Path, keep: set[str]) -> list[str]:
     removed = []
+    for path in sorted(build_dir.glob(TMP_PREFIX + "*")):  # a manifest write that was killed
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path.name)
     for sub in ("roles", "tokenizers"):
         root = build_dir / sub
         if not root.is_dir():
