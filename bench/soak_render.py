@@ -118,6 +118,8 @@ def cache_sizes(rt: Any) -> dict[str, int]:
         out[f"count cache {name} (entries)"] = len(counter.cache)
         out[f"join deltas {name} (entries)"] = len(counter._deltas)
         out[f"join deltas {name} (chars)"] = counter.delta_chars
+    out["item memo (entries)"] = len(rt._memo)
+    out["item memo (weight)"] = rt._memo.weight
     out["schema regex verdicts"] = metaschema._cached_compiles.cache_info().currsize
     out["condition regexes"] = conditions._regex.cache_info().currsize
     out["printf formats"] = jinjaguard._printf_specs.cache_info().currsize

@@ -19,6 +19,7 @@ from promptmill.counting import MAX_DELTA_CHARS, MAX_DELTAS
 from promptmill.errors import PromptmillError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from promptmill.itemmemo import MAX_KEY_BYTES  # noqa: E402
 from soak_render import PROVIDERS, example_states, freshen, soak  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +39,7 @@ def test_renders_of_fresh_content_keep_memory_flat():
         assert s.caches["join deltas o200k_base (entries)"] <= MAX_DELTAS
         assert s.caches["join deltas o200k_base (chars)"] <= MAX_DELTA_CHARS
         assert s.caches["prepared roles"] <= 5
+        assert s.caches["item memo (weight)"] <= 2 * CACHE_CHARS + MAX_KEY_BYTES + 200_000
     assert last.renders == 5000 and sum(last.refused.values()) < 5000 // 4
 
 

@@ -18,6 +18,7 @@ from . import conditions
 from .bundle import RoleBundle, RuleLine, Section
 from .counting import Counter
 from .errors import RenderError, StateError
+from .itemmemo import ItemMemo, item_only
 from .plans import run_plan
 from .statecheck import check_state_data
 from .validate import Validator
@@ -82,9 +83,11 @@ class PreparedRole:
     templates: dict[str, Any] = field(default_factory=dict)
     declared: tuple[str, ...] = ()
     defaults: dict[str, Any] = field(default_factory=dict)
+    memo: ItemMemo | None = None  # checked, rendered items by content (shared by the runtime's roles)
+    memo_sections: frozenset[str] = frozenset()  # list sections whose item text depends on the item alone
 
     @classmethod
-    def prepare(cls, bundle: RoleBundle, counter: Counter) -> PreparedRole:
+    def prepare(cls, bundle: RoleBundle, counter: Counter, memo: ItemMemo | None = None) -> PreparedRole:
         from .sandbox import compile_template
 
         validator = Validator(bundle.inputs, lazy_paths=bundle.lazy_paths) if bundle.inputs else None
@@ -101,7 +104,11 @@ class PreparedRole:
                 counter.cache.put(s.title + "\n", s.title_tokens)
         props = bundle.inputs.get("properties", {}) if bundle.inputs else {}
         defaults = {k: (v.get("default") if isinstance(v, dict) else None) for k, v in props.items()}
-        return cls(bundle, counter, validator, templates, tuple(props), defaults)
+        memo_sections = frozenset(
+            s.id for s in bundle.sections
+            if s.kind in ("each", "tools", "history") and (s.template is None or item_only(s.template, s.item_name))
+        )
+        return cls(bundle, counter, validator, templates, tuple(props), defaults, memo, memo_sections)
 
     def context(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """Template variables: declared inputs (absent optional ones as their default or None)."""

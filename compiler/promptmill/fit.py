@@ -244,14 +244,27 @@ class Fitter:
         fits_all = True
         chat_turns = self._chat_turns(p)
         native = self._native(p)
+        memo = self.p.memo if not chat_turns and spec.id in self.p.memo_sections else None
+        prefix = (self.p.bundle.id, cand.index, self.wire.name if native else "")
+        items = cand.items or ()
         for i in cand.order or ():
-            if chat_turns:
+            key = memo.key(prefix, items[i]) if memo is not None else None
+            hit = memo.get(key) if key is not None else None  # type: ignore[union-attr]
+            if hit is not None:  # this exact item was checked and rendered before
+                text = hit[0]
+                if not native:
+                    cand.rendered[i], cand.units[i] = hit
+            elif chat_turns:
                 _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
                 cand.rendered[i] = cand.units[i] = text
             elif native:
                 text = tooldecl.counted_text(self.wire.name, tooldecl.normalize(check_item(self.p, cand, i)))
+                if key is not None and cand.checked:
+                    memo.put(key, (text, None))  # type: ignore[union-attr]
             else:
                 text = render_item(self.p, cand, i, self.ctx)
+                if key is not None and cand.checked:
+                    memo.put(key, (text, cand.units[i]))  # type: ignore[union-attr]
             p.offered += 1
             if not text.strip():
                 continue

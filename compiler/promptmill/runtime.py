@@ -33,6 +33,7 @@ from .counting import CountCache, Counter
 from .errors import BudgetError, BuildError, PromptmillError, StateError, UnknownRoleError
 from .fill import PreparedRole, make_candidate
 from .fit import Fitter
+from .itemmemo import ItemMemo
 from .request import PromptRequest
 from .statecheck import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
 from .summarize import summarize
@@ -90,14 +91,16 @@ class Runtime:
         self.cache_chars = cache_chars
         self._prepared: dict[str, PreparedRole] = {}
         self._counters: dict[str, Counter] = {}
+        self._memo = ItemMemo(cache_chars)
         self._lock = threading.Lock()
 
     @classmethod
     def load(cls, build_dir: str | os.PathLike[str] = "build", *, cache_chars: int = CACHE_CHARS) -> Runtime:
         """Read `build_dir/manifest.json` and every bundle it lists.
 
-        `cache_chars` bounds the token-count cache of each tokenizer (in
-        characters of cached text; memory stays within about twice that).
+        `cache_chars` bounds the token-count cache of each tokenizer and the
+        memo of checked, rendered list items (`promptmill.itemmemo`), each in
+        characters of cached text; memory stays within about twice that.
         """
         root = Path(build_dir)
         manifest_path = root / "manifest.json"
@@ -169,7 +172,7 @@ class Runtime:
             with self._lock:
                 prepared = self._prepared.get(role)
                 if prepared is None:
-                    prepared = PreparedRole.prepare(bundle, counter)
+                    prepared = PreparedRole.prepare(bundle, counter, self._memo)
                     self._prepared[role] = prepared
         return prepared
 

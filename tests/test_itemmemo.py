@@ -1,0 +1,176 @@
+"""The item memo: a render that recognises an item it checked and rendered before
+gives exactly what a render without the memo gives, and nothing else."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+import promptmill
+from promptmill.api import build_in_memory
+from promptmill.errors import StateError
+from promptmill.itemmemo import ItemMemo, item_only
+from providers_support import PROVIDERS, ROOT, SHIPPED, grow, state
+
+ROLE = """\
+kind: role
+id: notes
+budget: {max_tokens: 3000, reserve: 0}
+inputs:
+  type: object
+  properties:
+    topic: {type: string}
+    facts:
+      type: array
+      items:
+        type: object
+        required: [text, score]
+        properties:
+          text: {type: string}
+          score: {type: number}
+          flag: {}
+    others: {type: array, items: {type: object, properties: {text: {type: string}}}}
+sections:
+  - id: facts
+    title: "FACTS:"
+    each: facts
+    as: fact
+    template: "- {{ fact.text }} {{ fact.flag | default('-') }}"
+    order_by: score
+  - id: about
+    title: "ABOUT:"
+    each: others
+    as: fact
+    template: "- {{ fact.text }} (on {{ topic }})"
+  - id: lucky
+    each: others
+    as: fact
+    template: "{{ [fact.text, fact.text] | random }}"
+"""
+
+
+def _fresh(root: Path):
+    """A runtime with an empty memo."""
+    return promptmill.load(root / "build")
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "notes.yaml").write_text(ROLE)
+    promptmill.compile(tmp_path)
+    return tmp_path
+
+
+def _same(a, b) -> None:
+    assert (a.text, a.tokens, a.to_payload()) == (b.text, b.tokens, b.to_payload())
+    assert [(s.id, s.items_kept, s.tokens) for s in a.sections] == [(s.id, s.items_kept, s.tokens) for s in b.sections]
+
+
+def test_only_templates_of_the_item_alone_are_memoised(root):
+    prepared = _fresh(root).prepared("notes")
+    assert prepared.memo_sections == {"facts"}
+    assert item_only("{{ x.a | upper }}{% for k in x %}{{ k }}{% endfor %}", "x")
+    assert not item_only("{{ x.a }}{{ loop.index }}", "x")
+    assert not item_only("{{ x.a | random }}", "x")
+
+
+@pytest.mark.parametrize(("role", "state_file"), SHIPPED)
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_repeated_renders_equal_renders_without_the_memo(role, state_file, provider):
+    rt, _ = build_in_memory(ROOT)
+    big = grow(state(state_file))
+    for st in (state(state_file), big, state(state_file), big):
+        warm = rt.render(role, st, provider=provider)
+        cold, _ = build_in_memory(ROOT)
+        _same(warm, cold.render(role, st, provider=provider))
+
+
+def test_the_shipped_lists_are_memoised():
+    rt, _ = build_in_memory(ROOT)
+    st = state("executor.state.yaml")
+    rt.render("executor", st)
+    assert len(rt._memo) > 0
+    before = len(rt._memo)
+    rt.render("executor", st)
+    assert len(rt._memo) == before  # the second render only hit
+
+
+def test_a_hit_needs_the_same_types_not_just_equal_values(root):
+    rt = _fresh(root)
+    texts = []
+    for flag in (True, 1, 1.0, "1", [1], (1,)):
+        req = rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": 1, "flag": flag}]})
+        texts.append(req.sections[0].text)
+    assert texts == [f"FACTS:\n- a {f}" for f in ("True", "1", "1.0", "1", "[1]", "(1,)")]
+
+
+def test_an_item_changed_in_place_is_rendered_again(root):
+    rt = _fresh(root)
+    facts = [{"text": "first", "score": 2}, {"text": "second", "score": 1}]
+    st = {"topic": "t", "facts": facts}
+    assert "first" in rt.render("notes", st).text
+    facts[0]["text"] = "changed"
+    req = rt.render("notes", st)
+    assert "changed" in req.text and "first" not in req.text
+    _same(req, _fresh(root).render("notes", st))
+
+
+def test_templates_reading_other_state_follow_it(root):
+    rt = _fresh(root)
+    others = [{"text": "a"}]
+    assert "(on one)" in rt.render("notes", {"topic": "one", "others": others}).text
+    assert "(on two)" in rt.render("notes", {"topic": "two", "others": others}).text
+
+
+def test_an_unchecked_render_does_not_vouch_for_an_item(root):
+    rt = _fresh(root)
+    bad = {"topic": "t", "facts": [{"text": 5, "score": 1}]}
+    rt.render("notes", bad, validate=False)  # renders "5", remembers nothing
+    with pytest.raises(StateError, match=r"state\.facts\[0\]\.text"):
+        rt.render("notes", bad)
+
+
+def test_invalid_items_are_refused_every_time(root):
+    rt = _fresh(root)
+    bad = {"topic": "t", "facts": [{"text": "x", "score": 1, "flag": float("nan")}]}
+    for _ in range(2):
+        with pytest.raises(StateError):
+            rt.render("notes", bad)
+
+
+def test_native_tools_are_memoised_per_provider():
+    rt, _ = build_in_memory(ROOT)
+    st = state("companion-chat.state.yaml")
+    for provider in ("openai", "anthropic", "gemini", "openai"):
+        cold, _ = build_in_memory(ROOT)
+        _same(rt.render("companion-chat", st, provider=provider), cold.render("companion-chat", st, provider=provider))
+
+
+def test_a_bad_tool_is_reported_after_a_good_one_was_memoised():
+    rt, _ = build_in_memory(ROOT)
+    st = state("companion-chat.state.yaml")
+    rt.render("companion-chat", st, provider="openai")
+    broken = copy.deepcopy(st)
+    tool = next(t for t in broken["tools"])
+    tool["parameters"] = {"type": "object", "properties": {"x": {"type": "strng"}}}
+    with pytest.raises(StateError, match="not a valid JSON Schema"):
+        rt.render("companion-chat", broken, provider="openai")
+
+
+def test_values_marshal_refuses_are_not_memoised():
+    assert ItemMemo.key(("r", 0, ""), {"a": object()}) is None
+    assert ItemMemo.key(("r", 0, ""), {"a": "x" * 70_000}) is None  # too large to keep
+    assert ItemMemo.key(("r", 0, ""), {"a": 1}) != ItemMemo.key(("r", 0, ""), {"a": True})
+
+
+def test_the_memo_is_bounded():
+    memo = ItemMemo(max_chars=10_000)
+    for i in range(5_000):
+        key = memo.key(("r", 0, ""), {"text": f"item {i} " * 5})
+        memo.put(key, (f"- item {i}", f"- item {i}\n"))
+    assert memo.weight <= 2 * 10_000 + 400
+    key = memo.key(("r", 0, ""), {"text": "item 4999 " * 5})
+    assert memo.get(key) == ("- item 4999", "- item 4999\n")
