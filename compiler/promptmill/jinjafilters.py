@@ -57,10 +57,15 @@ def _indent_arg(indent: Any, name: str) -> None:
         raise ValueError(f"{name}: indent must be an integer from 0 to {MAX_INDENT}, not {indent!r}")
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_fail_not_json)  # stateless: shareable
+
+
 def to_json(value: Any, indent: int | None = None) -> str:
     """JSON text of `value` (keys in their order, non-ASCII kept); `indent=` pretty-prints."""
     _indent_arg(indent, "to_json")
     try:
+        if indent is None:
+            return _JSON.encode(value)
         return json.dumps(
             value, ensure_ascii=False, indent=indent, sort_keys=False, allow_nan=False, default=_fail_not_json
         )

@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .bundle import Contract
+from .validate import check_schema  # fast for valid schemas; jsonschema explains failures
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 OPENAI_TOOLS_HEAD = "namespace functions {\n\n"
@@ -46,15 +47,9 @@ ANTHROPIC_FORCED_OVERHEAD = 313
 GEMINI_TOOLS_OVERHEAD = 10
 
 
-def _schema_problems(schema: Any) -> list[tuple[str, str]]:
-    from .validate import check_schema  # fast for valid schemas; jsonschema explains failures
-
-    return check_schema(schema)
-
-
 def problems(tool: Any) -> list[tuple[str, str]]:
     """What is wrong with a declaration, as `(sub-path, message)` pairs ("" is the tool itself)."""
-    if not isinstance(tool, Mapping):
+    if type(tool) is not dict and not isinstance(tool, Mapping):
         return [("", f"a tool declaration must be a mapping, got {type(tool).__name__}")]
     out = []
     name = tool.get("name")
@@ -63,12 +58,12 @@ def problems(tool: Any) -> list[tuple[str, str]]:
     if "description" in tool and not isinstance(tool["description"], str):
         out.append((".description", "must be a string"))
     params = tool.get("parameters", {"type": "object", "properties": {}})
-    if not isinstance(params, Mapping):
+    if type(params) is not dict and not isinstance(params, Mapping):
         out.append((".parameters", "must be a JSON Schema object"))
         return out
     if params.get("type") != "object":
         out.append((".parameters", "must be a JSON Schema with type: object at the top"))
-    for where, message in _schema_problems(dict(params)):
+    for where, message in check_schema(params if type(params) is dict else dict(params)):
         sub = "" if where in ("", "(root)") else where.replace("/", ".")  # a JSON pointer: /properties/a
         out.append((f".parameters{sub}", f"is not a valid JSON Schema: {message}"))
     return out
