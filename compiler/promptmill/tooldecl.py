@@ -14,8 +14,8 @@ and travel in the provider's own field; they still cost tokens, counted here
   (`openai_function_text`), count it with the role's tokenizer, add
   `OPENAI_TOOLS_OVERHEAD` and round the sum up by `OPENAI_TOOLS_PAD` (20%), a
   safety margin for a format OpenAI does not publish: OpenAI's cookbook model
-  of the same cost comes out up to 11% higher on flat tools
-  (bench/bench_tool_estimates.py).
+  of the same cost comes out up to 15% higher than the unpadded count on flat
+  tools (bench/bench_tool_estimates.py).
 - anthropic: the JSON of each `{name, description, input_schema}` plus the
   tool-use system prompt Anthropic documents (346 tokens, 313 when a tool is
   forced); counts are estimates covered by the wire's 10% margin.
