@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -300,8 +301,42 @@ def _load_json(raw: bytes, display: str) -> Any:
             f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813"
         ) from None
     except ValueError as err:
-        raise StateFileError(f"{display}:0:0: {err}", code="PM813") from None
+        line, col = _json_problem_at(text)
+        raise StateFileError(f"{display}:{line}:{col}: {err}", code="PM813") from None
     except RecursionError:
         raise StateFileError(
-            f"{display}:0:0: the JSON is nested too deeply", code="PM813"
+            f"{display}:1:1: the JSON is nested too deeply", code="PM813"
         ) from None
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|NaN|-?Infinity|[{}:,\[\]]')
+
+
+def _json_problem_at(text: str) -> tuple[int, int]:
+    """Line and column (1-based) of the first `NaN`/`Infinity` outside strings or
+    the first key repeated within one object, in JSON text that parsed otherwise."""
+    keys: list[set[str] | None] = []
+    last_string: tuple[str, int] | None = None
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group()
+        if tok in ("NaN", "Infinity", "-Infinity"):
+            return _line_col(text, m.start())
+        if tok == "{":
+            keys.append(set())
+        elif tok == "[":
+            keys.append(None)
+        elif tok in "}]":
+            if keys:
+                keys.pop()
+        elif tok == ":" and last_string is not None and keys and keys[-1] is not None:
+            key, start = last_string
+            if key in keys[-1]:
+                return _line_col(text, start)
+            keys[-1].add(key)
+        last_string = (json.loads(tok), m.start()) if tok.startswith('"') else None
+    return 1, 1
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -17,6 +17,8 @@ def _items(s) -> str:
 
 
 def report(req: PromptRequest) -> str:
+    """A human-readable account of a render: each section with its tokens and share of the budget,
+    what was trimmed and why, and the total against the budget (`req.report()`)."""
     share = 100.0 * req.tokens / req.budget if req.budget else 0.0
     exact = "exact" if req.exact else "estimate"
     lines = [
