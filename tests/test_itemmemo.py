@@ -167,7 +167,7 @@ def test_values_marshal_refuses_are_not_memoised():
 
 
 def test_the_memo_is_bounded():
-    memo = ItemMemo(max_chars=10_000)
+    memo = ItemMemo(10_000)
     for i in range(5_000):
         key = memo.key(("r", 0, ""), {"text": f"item {i} " * 5})
         memo.put(key, (f"- item {i}", f"- item {i}\n"))

@@ -12,9 +12,9 @@ the first one after it) is counted again. Tokenizers without hard-join rules
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
+from .generations import Generations
 from .tokenizers import Tokenizer
 
 # How far to look for a hard boundary inside a piece before giving up and
@@ -27,52 +27,27 @@ MAX_DELTA_KEY_CHARS = 4_096
 MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
 
 
-class CountCache:
-    """A bounded, content-addressed map text -> token count.
+class CountCache(Generations[str, int]):
+    """A bounded, content-addressed map text -> token count (`Generations`).
 
-    Two generations: lookups hit the young one, then the old one (promoting the
-    entry); when the young one holds `max_chars` characters it becomes the old
-    one and the previous old one is dropped. Each entry weighs the length of
-    its text plus `ENTRY_COST` (the dict slot, the int and the str header), so
-    many short entries are bounded as well as a few long ones: memory stays
-    within about twice `max_chars` bytes of text whatever the workload
-    (bench/soak_render.py).
+    Each entry weighs the length of its text plus `ENTRY_COST` (the dict slot,
+    the int and the str header), so many short entries are bounded as well as a
+    few long ones: memory stays within about twice `max_chars` bytes of text
+    whatever the workload (bench/soak_render.py).
     """
 
     ENTRY_COST = 64
 
     def __init__(self, max_chars: int = 8_000_000, max_key_chars: int = MAX_KEY_CHARS) -> None:
-        self.max_chars = max_chars
+        super().__init__(max_chars)
         self.max_key_chars = max_key_chars
-        self._young: dict[str, int] = {}
-        self._old: dict[str, int] = {}
-        self._young_chars = 0  # weight of the young generation
-        self._lock = threading.Lock()
-
-    def get(self, text: str) -> int | None:
-        value = self._young.get(text)
-        if value is not None:
-            return value
-        value = self._old.get(text)
-        if value is not None:
-            self.put(text, value)
-        return value
 
     def put(self, text: str, value: int) -> None:
-        if len(text) > self.max_key_chars:
-            return
-        size = len(text) + self.ENTRY_COST
-        with self._lock:
-            if self._young_chars + size > self.max_chars:
-                self._old = self._young
-                self._young = {}
-                self._young_chars = 0
-            if text not in self._young:
-                self._young[text] = value
-                self._young_chars += size
+        if len(text) <= self.max_key_chars:
+            super().put(text, value)
 
-    def __len__(self) -> int:
-        return len(self._young) + len(self._old)
+    def weigh(self, key: str, value: int) -> int:
+        return len(key) + self.ENTRY_COST
 
     @property
     def chars(self) -> int:

@@ -20,8 +20,9 @@ text plus `ENTRY_COST`.
 from __future__ import annotations
 
 import marshal
-import threading
 from typing import Any
+
+from .generations import Generations
 
 MAX_KEY_BYTES = 65_536  # an item serialising to more than this is not memoised
 ALLOWED_NAMES = frozenset({"range", "dict"})  # globals a memoised item template may use
@@ -44,17 +45,10 @@ def item_only(source: str, item_name: str) -> bool:
     return not any(f.name in IMPURE_FILTERS for f in tree.find_all(nodes.Filter))
 
 
-class ItemMemo:
+class ItemMemo(Generations[tuple, tuple]):
     """Bounded map (role, section, variant, item content) -> what rendering the item gave."""
 
     ENTRY_COST = 128
-
-    def __init__(self, max_chars: int = 8_000_000) -> None:
-        self.max_chars = max_chars
-        self._young: dict[tuple, tuple] = {}
-        self._old: dict[tuple, tuple] = {}
-        self._young_chars = 0
-        self._lock = threading.Lock()
 
     @staticmethod
     def key(prefix: tuple, item: Any) -> tuple | None:
@@ -65,31 +59,10 @@ class ItemMemo:
             return None
         return (*prefix, data) if len(data) <= MAX_KEY_BYTES else None
 
-    def get(self, key: tuple) -> tuple | None:
-        value = self._young.get(key)
-        if value is not None:
-            return value
-        value = self._old.get(key)
-        if value is not None:
-            self.put(key, value)
-        return value
-
-    def put(self, key: tuple, value: tuple) -> None:
-        size = len(key[-1]) + sum(len(v) for v in value if v is not None) + self.ENTRY_COST
-        with self._lock:
-            if self._young_chars + size > self.max_chars:
-                self._old = self._young
-                self._young = {}
-                self._young_chars = 0
-            if key not in self._young:
-                self._young[key] = value
-                self._young_chars += size
-
-    def __len__(self) -> int:
-        return len(self._young) + len(self._old)
+    def weigh(self, key: tuple, value: tuple) -> int:
+        return len(key[-1]) + sum(len(v) for v in value if v is not None) + self.ENTRY_COST
 
     @property
     def weight(self) -> int:
         """What the entries weigh (bytes of keys, characters of texts, fixed costs)."""
-        return sum(len(k[-1]) + sum(len(v) for v in val if v is not None) + self.ENTRY_COST
-                   for gen in (self._young, self._old) for k, val in gen.items())
+        return sum(self.weigh(k, v) for k, v in self.items())
