@@ -285,3 +285,17 @@ def test_stats_in_memory_and_from_build(project, build):
 def test_stats_of_a_broken_build(build):
     (build / "manifest.json").write_text("[]")
     assert_fails(run("stats", "--build", str(build)), "PM801")
+
+
+def test_compile_into_an_unwritable_folder_is_one_line_pm014(tmp_path):
+    from click.testing import CliRunner
+
+    from promptmill.cli import main
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text("kind: role\nid: r\nsections: [{id: a, text: hi}]\n")
+    (tmp_path / "taken").write_text("a file")
+    out = CliRunner().invoke(main, ["compile", str(tmp_path), "-o", str(tmp_path / "taken")])
+    assert out.exit_code == 1
+    assert "error[PM014]: cannot write the build folder" in out.output
+    assert "Traceback" not in out.output and "PM000" not in out.output

@@ -51,3 +51,29 @@ def test_a_held_lock_makes_a_second_compile_wait_then_fail_with_pm012(tmp_path):
     thread.join()
     with build_lock(tmp_path, timeout=0.2):  # released when its holder is done
         pass
+
+
+def test_a_file_where_the_build_folder_should_be_is_pm014(tmp_path):
+    target = tmp_path / "build"
+    target.write_text("not a folder")
+    with pytest.raises(PromptmillError) as err:
+        write_build(target, {"roles/a.1.json": b"{}"}, b"{}\n")
+    assert err.value.code == "PM014"
+    assert "it is a file, not a folder" in str(err.value)
+
+
+def test_an_uncreatable_build_folder_is_pm014(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(PromptmillError) as err:
+        write_build(tmp_path / "file" / "build", {"roles/a.1.json": b"{}"}, b"{}\n")
+    assert err.value.code == "PM014"
+
+
+def test_a_failed_bundle_write_is_pm014_and_keeps_the_old_manifest(tmp_path):
+    write_build(tmp_path, {"roles/a.1.json": b"{}"}, b"old\n")
+    (tmp_path / "roles" / "b.2.json").mkdir()  # a folder where the new bundle goes
+    with pytest.raises(PromptmillError) as err:
+        write_build(tmp_path, {"roles/b.2.json": b"{}"}, b"new\n")
+    assert err.value.code == "PM014"
+    assert (tmp_path / "manifest.json").read_bytes() == b"old\n"
+    assert (tmp_path / "roles" / "a.1.json").is_file()

@@ -14,6 +14,8 @@ same format for other tools.
 from __future__ import annotations
 
 import json
+import types
+import typing
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -216,6 +218,30 @@ def _plain(obj: Any) -> Any:
 _RECOMPILE = "recompile with this promptmill: promptmill compile"
 
 
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _is(value: Any, hint: Any) -> bool:
+    """Whether `value` has the (outer) type of annotation `hint`; element types are not checked."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_is(value, arg) for arg in typing.get_args(hint))
+    base = origin or hint
+    if base is Any:
+        return True
+    if base is type(None):
+        return value is None
+    if base is bool:
+        return isinstance(value, bool)
+    if base is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if base is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(base, type):
+        return isinstance(value, base)
+    return True
+
+
 def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise BuildError(f"{where}: expected an object")
@@ -223,10 +249,24 @@ def _build(cls: type, data: Any, where: str) -> Any:
     unknown = set(data) - known
     if unknown:
         raise BuildError(f"{where}: unknown fields {sorted(unknown)} (written by another promptmill?)", hint=_RECOMPILE)
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    for name, value in data.items():
+        if not _is(value, hints[name]):
+            raise BuildError(f"{where}.{name}: {type(value).__name__} is not a valid value ({value!r:.60})", hint=_RECOMPILE)
     try:
         return cls(**data)
     except TypeError as exc:
         raise BuildError(f"{where}: {exc}", hint=_RECOMPILE) from exc
+
+
+def _list(data: dict, key: str, where: str, item: type | None = None) -> list:
+    """`data[key]` (default []) when it is a list (of `item`s), else PM801."""
+    value = data.get(key, [])
+    if not isinstance(value, list) or (item is not None and not all(isinstance(v, item) for v in value)):
+        raise BuildError(f"{where}.{key}: expected a list" + (f" of {item.__name__}" if item else ""), hint=_RECOMPILE)
+    return value
 
 
 def _tuple(value: Any) -> tuple:
@@ -247,13 +287,14 @@ def role_from_dict(data: Any, where: str = "bundle") -> RoleBundle:
     try:
         d["budget"] = _build(Budget, d["budget"], f"{where}.budget")
         sections = []
-        for i, raw in enumerate(d["sections"]):
+        for i, raw in enumerate(_list(d, "sections", where, dict)):
             s = dict(raw)
-            s["path"] = tuple(s.get("path", ()))
-            s["order_by"] = tuple(s.get("order_by", ()))
-            s["declared"] = tuple(s.get("declared", ()))
+            at = f"{where}.sections[{i}]"
+            s["path"] = tuple(_list(s, "path", at, str))
+            s["order_by"] = tuple(_list(s, "order_by", at, str))
+            s["declared"] = tuple(_list(s, "declared", at, dict))
             s["plan"] = _tuple(s["plan"]) if s.get("plan") is not None else None
-            s["rules"] = tuple(_build(RuleLine, r, f"{where}.sections[{i}].rules") for r in s.get("rules", ()))
+            s["rules"] = tuple(_build(RuleLine, r, f"{where}.sections[{i}].rules") for r in _list(s, "rules", at))
             if s.get("origin") is not None:
                 s["origin"] = _build(Origin, s["origin"], f"{where}.sections[{i}].origin")
             section = _build(Section, s, f"{where}.sections[{i}]")
@@ -261,15 +302,20 @@ def role_from_dict(data: Any, where: str = "bundle") -> RoleBundle:
             sections.append(section)
         d["sections"] = tuple(sections)
         if d.get("output") is not None:
+            if not isinstance(d["output"], dict):
+                raise BuildError(f"{where}.output: expected an object", hint=_RECOMPILE)
             out = dict(d["output"])
-            out["checks"] = tuple(out.get("checks", ()))
+            out["checks"] = tuple(_list(out, "checks", f"{where}.output", dict))
             if out.get("origin") is not None:
                 out["origin"] = _build(Origin, out["origin"], f"{where}.output.origin")
             d["output"] = _build(Contract, out, f"{where}.output")
-        d["lazy_paths"] = tuple(tuple(p) for p in d.get("lazy_paths", ()))
-        d["events"] = tuple(d.get("events", ()))
-        d["sources"] = tuple(_build(SourceRef, s, f"{where}.sources") for s in d.get("sources", ()))
-    except (KeyError, TypeError, AttributeError) as exc:
+        lazy = _list(d, "lazy_paths", where, list)
+        if not all(isinstance(part, str) for p in lazy for part in p):
+            raise BuildError(f"{where}.lazy_paths: expected lists of names", hint=_RECOMPILE)
+        d["lazy_paths"] = tuple(tuple(p) for p in lazy)
+        d["events"] = tuple(_list(d, "events", where, dict))
+        d["sources"] = tuple(_build(SourceRef, s, f"{where}.sources") for s in _list(d, "sources", where))
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise BuildError(f"{where}: malformed bundle ({exc!r})", hint="recompile: promptmill compile") from exc
     return _build(RoleBundle, d, where)
 

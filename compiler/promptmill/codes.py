@@ -28,6 +28,7 @@ CODES: dict[str, Code] = {
     "PM011": Code("path-not-found", "error", "a prompts folder, file or build folder does not exist"),
     "PM012": Code("build-locked", "error", "another compile holds the build lock"),
     "PM013": Code("init-failed", "error", "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them"),
+    "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),

@@ -46,6 +46,7 @@ from .project import Project
 from .resolve import ComposedRole, Index
 from .schemacheck import suggest
 from .tokenizers import get_tokenizer
+from .tooldecl import normalize as normalize_tool
 
 DEFAULT_SEPARATOR = "\n\n"
 DEFAULT_PRIORITY = 50
@@ -206,7 +207,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
             template=template,
             plan=build_plan(template),
             path=tuple(data[source].split(".")) if source in data else (),
-            declared=tuple(dict(t) for t in data.get("declare", ())),
+            declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
             item_name=item_name,
             item_separator=data.get("item_separator", "\n"),
             order_by=tuple(order_by["key"].split(".")) if order_by else (),

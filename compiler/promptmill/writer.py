@@ -33,6 +33,17 @@ TMP_PREFIX = ".tmp-"
 FILE_MODE = 0o644  # mkstemp creates 0600; a build is read by services running as other users
 
 
+def unwritable(build_dir: Path, exc: OSError) -> PromptmillError:
+    """PM014 for a build folder that cannot be created or written."""
+    reason = "it is a file, not a folder" if build_dir.exists() and not build_dir.is_dir() else exc.strerror or str(exc)
+    where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(build_dir) else ""
+    return PromptmillError(
+        f"cannot write the build folder {build_dir}: {reason}{where}",
+        code="PM014",
+        hint="compile into a folder you can write (`-o DIR`, or `build:` in promptmill.yaml)",
+    )
+
+
 def bundle_path(role_id: str, data: bytes) -> str:
     """Relative, content-addressed file name of a role's bundle."""
     digest = hashlib.sha256(data).hexdigest()[:12]
@@ -41,14 +52,24 @@ def bundle_path(role_id: str, data: bytes) -> str:
 
 @contextlib.contextmanager
 def build_lock(build_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold the build folder's lock (POSIX advisory lock; released if the process dies)."""
-    build_dir.mkdir(parents=True, exist_ok=True)
+    """Hold the build folder's lock (POSIX advisory lock; released if the process dies).
+
+    A folder that cannot be created or opened (a file in the way, no permission,
+    a read-only file system) is PM014, not a traceback.
+    """
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise unwritable(build_dir, exc) from None
     try:
         import fcntl
     except ImportError:  # pragma: no cover - non-POSIX: no locking
         yield
         return
-    fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise unwritable(build_dir, exc) from None
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -114,14 +135,21 @@ def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> li
 
 
 def install_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
-    """Install a build; the caller holds `build_lock(build_dir)`. Returns removed stale paths."""
+    """Install a build; the caller holds `build_lock(build_dir)`. Returns removed stale paths.
+
+    A write that fails (disk full, no permission, a folder in the way) is PM014;
+    the manifest is written last, so the previous build stays loadable.
+    """
     build_dir = Path(build_dir)
-    for rel, data in sorted(files.items()):
-        target = build_dir / rel
-        if target.is_file() and target.read_bytes() == data:
-            continue
-        atomic_write(target, data)
-    atomic_write(build_dir / "manifest.json", manifest, durable=True)
+    try:
+        for rel, data in sorted(files.items()):
+            target = build_dir / rel
+            if target.is_file() and target.read_bytes() == data:
+                continue
+            atomic_write(target, data)
+        atomic_write(build_dir / "manifest.json", manifest, durable=True)
+    except OSError as exc:
+        raise unwritable(build_dir, exc) from None
     return _collect_garbage(build_dir, set(files))
 
 
