@@ -586,3 +586,14 @@ def test_compose_sections_matches_a_plain_list(chain_ops):
     sections, _ = compose_sections(chain)
     got = [(s.id, s.data.get("text", ""), s.data.get("priority")) for s in sections]
     assert got == _reference(chain)
+
+
+def test_a_role_without_parent_gets_each_problem_once_and_no_empty_hint(tmp_path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\nsections:\n  - {id: b}\n  - {id: c, text: x, before: nowhere}\n  - {id: a, remove: true}\n"
+    )
+    diags = promptmill.lint(tmp_path).diagnostics
+    assert [d.code for d in diags if d.code == "PM204"] == ["PM204"]
+    placed = [d for d in diags if d.code == "PM602"]
+    assert len(placed) == 2 and all(d.hint != "inherited sections: " for d in placed)

@@ -198,7 +198,8 @@ def compose_sections(chain: tuple[Role, ...] | list[Role]) -> tuple[list[Section
         diags.append(
             Diagnostic.at(
                 s.pos(key), "PM602", what,
-                hint=f"did you mean '{close}'?" if close else "inherited sections: " + ", ".join(order.ids()[:20]),
+                hint=f"did you mean '{close}'?" if close
+                else ("inherited sections: " + ", ".join(order.ids()[:20])) if order.ids() else None,
             )
         )
 
@@ -220,6 +221,8 @@ def compose_sections(chain: tuple[Role, ...] | list[Role]) -> tuple[list[Section
                     continue
                 order.remove(s.id)
             elif s.source is None:
+                if role is chain[0]:
+                    continue  # a role that extends nothing: model.py already reports the missing content
                 diags.append(
                     Diagnostic.at(
                         s.pos(), "PM204", f"section '{s.id}' has no content and no inherited section has this id",

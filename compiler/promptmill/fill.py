@@ -181,8 +181,25 @@ def make_candidate(
             items = [*spec.declared, *items]
             cand.declared = len(spec.declared)
         cand.items = items
+        if spec.kind == "tools":
+            _unique_tool_names(cand)
         cand.order = item_order(spec, items)
     return cand
+
+
+def _unique_tool_names(cand: Candidate) -> None:
+    """Providers refuse two tools of one name: a state tool may not repeat a declared one, or another."""
+    seen: dict[str, int] = {}
+    for i, item in enumerate(cand.items or ()):
+        name = item.get("name") if isinstance(item, Mapping) else None
+        if not isinstance(name, str):
+            continue  # reported when the item is offered
+        first = seen.setdefault(name, i)
+        if first != i:
+            raise StateError("", [(
+                cand.item_where(i) + ".name",
+                f"repeats the name '{name}' of {cand.item_where(first)}; tool names must be unique",
+            )])
 
 
 def item_order(spec: Section, items: list) -> list[int]:
@@ -196,6 +213,10 @@ def item_order(spec: Section, items: list) -> list[int]:
             scores = [_score(item, key) for item in items]
         if not all(type(v) is int or (type(v) is float and math.isfinite(v)) for v in scores):
             _bad_score(spec, scores)
+            # items without a score (absent, null, or not a mapping: checked when offered) come last
+            unscored = [i for i in range(n) if scores[i] is MISSING or scores[i] is None]
+            scored = [i for i in range(n) if not (scores[i] is MISSING or scores[i] is None)]
+            return sorted(scored, key=scores.__getitem__, reverse=spec.order_desc) + unscored
         # sorting is stable, also in reverse: equal scores keep their list order
         return sorted(range(n), key=scores.__getitem__, reverse=spec.order_desc)
     if spec.keep == "last":
@@ -216,12 +237,13 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
         if validator is not None and not validator.item_valid(spec.path, item):
             raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
     if spec.kind == "tools":
-        from .tooldecl import problems
+        from .tooldecl import problems, with_defaults
 
         found = problems(item)
         if found:
             where = cand.item_where(i)
             raise StateError("", [(where + sub, message) for sub, message in found])
+        return with_defaults(item)  # templates may read description and parameters, which are optional
     return item
 
 
@@ -233,11 +255,13 @@ def _score(item: Any, key: tuple[str, ...]) -> Any:
 
 
 def _bad_score(spec: Section, scores: list) -> None:
+    """StateError for the first score that is there but not a finite number."""
     for i, value in enumerate(scores):
+        if value is MISSING or value is None:
+            continue
         where = state_path((*spec.path, i, *spec.order_by))
         if type(value) not in (int, float):
-            got = "nothing" if value is MISSING else type(value).__name__
-            raise StateError("", [(where, f"expected a number to order section '{spec.id}' by, got {got}")])
+            raise StateError("", [(where, f"expected a number to order section '{spec.id}' by, got {type(value).__name__}")])
         if not math.isfinite(value):
             raise StateError("", [(where, "is not a finite number")], code="PM811")
 

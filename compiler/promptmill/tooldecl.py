@@ -78,6 +78,13 @@ def normalize(tool: Mapping[str, Any]) -> dict:
     }
 
 
+def with_defaults(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`tool` with the optional `description` and `parameters` filled in (other keys kept)."""
+    if "description" in tool and "parameters" in tool:
+        return tool
+    return {**tool, "description": tool.get("description", ""), "parameters": tool.get("parameters", {"type": "object", "properties": {}})}
+
+
 def return_tool(contract: Contract) -> dict:
     tool = contract.return_tool or {}
     return {"name": tool.get("name", "return_result"), "description": tool.get("description", ""), "parameters": contract.schema}

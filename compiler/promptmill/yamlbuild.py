@@ -134,7 +134,7 @@ class Builder:
             raise Refusal(
                 "PM104",
                 (mark.line + 1, mark.column + 1),
-                "a second YAML document starts here; a template file holds exactly one document",
+                "a second YAML document starts here; a file holds exactly one document",
                 "remove the '---' line, or split the documents into separate files",
             )
         return self.out

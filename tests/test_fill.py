@@ -1,0 +1,90 @@
+"""Filling list sections from state: scores, tools, and what an item must be."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import promptmill
+from promptmill.errors import StateError
+
+ROLE = """\
+kind: role
+id: shelf
+budget: {max_tokens: 3000, reserve: 0}
+inputs:
+  type: object
+  properties:
+    books:
+      type: array
+      items:
+        type: object
+        required: [title]
+        properties:
+          title: {type: string}
+          score: {type: [number, "null"]}
+    tools:
+      type: array
+      items: {type: object}
+sections:
+  - id: books
+    title: "BOOKS:"
+    each: books
+    as: book
+    template: "- {{ book.title }}"
+    order_by: score
+  - id: tools
+    title: "TOOLS:"
+    tools: tools
+    trim: never
+    declare:
+      - {name: search, description: Find a book., parameters: {type: object}}
+"""
+
+
+@pytest.fixture
+def rt(tmp_path: Path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "shelf.yaml").write_text(ROLE)
+    promptmill.compile(tmp_path)
+    return promptmill.load(tmp_path / "build")
+
+
+def _books(req) -> list[str]:
+    return [line[2:] for line in req.sections[0].text.splitlines()[1:]]
+
+
+def test_items_without_a_score_are_offered_last_in_list_order(rt):
+    books = [{"title": "a"}, {"title": "b", "score": 1}, {"title": "c", "score": None}, {"title": "d", "score": 5}]
+    req = rt.render("shelf", {"books": books})
+    assert _books(req) == ["a", "b", "c", "d"]  # all fit: survivors keep their list order
+    # a budget that holds the two scored books only (+1: fitting estimates each item on its own)
+    room = rt.render("shelf", {"books": [books[1], books[3]]}).tokens + 1
+    assert room < rt.render("shelf", {"books": books[1:]}).tokens
+    tight = rt.render("shelf", {"books": books}, budget=room)
+    assert _books(tight) == ["b", "d"]
+
+
+def test_a_score_that_is_not_a_number_is_an_error_at_its_path(rt):
+    with pytest.raises(StateError, match=r"state\.books\[1\]\.score: expected a number to order section 'books' by, got str"):
+        rt.render("shelf", {"books": [{"title": "a", "score": 1}, {"title": "b", "score": "high"}]})
+
+
+def test_items_of_the_wrong_type_are_reported_as_such(rt):
+    with pytest.raises(StateError, match=r"state\.books\[0\]: expected object, got string"):
+        rt.render("shelf", {"books": ["a", "b"]})
+
+
+def test_state_tools_may_leave_out_description_and_parameters(rt):
+    req = rt.render("shelf", {"tools": [{"name": "lend"}]})
+    tools = req.sections[-1].text
+    assert "lend" in tools and "search" in tools
+    assert req.tokens == rt.counter("o200k_base").count(req.text)
+
+
+def test_tool_names_must_be_unique(rt):
+    with pytest.raises(StateError, match=r"state\.tools\[0\]\.name: repeats the name 'search' of declare\[0\]"):
+        rt.render("shelf", {"tools": [{"name": "search"}]})
+    with pytest.raises(StateError, match=r"state\.tools\[2\]\.name: repeats the name 'x' of state\.tools\[0\]"):
+        rt.render("shelf", {"tools": [{"name": "x"}, {"name": "y"}, {"name": "x"}]})
