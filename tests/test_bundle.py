@@ -62,3 +62,24 @@ def test_a_wrong_type_in_a_section_is_pm801(key, value):
         with pytest.raises(BuildError) as err:
             role_from_dict(bad, "b.json")
         assert err.value.code == "PM801"
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("when", {}), ("when", {"path": "state.x"}), ("when", {"any": []}),
+    ("plan", [["v"]]), ("plan", [["t", 1]]), ("plan", [["f", ["x"], "system"]]), ("plan", "abc"), ("plan", [["v", []]]),
+])
+def test_a_malformed_condition_or_plan_is_pm801(key, value):
+    data = _bundle()
+    data["sections"][1][key] = value
+    with pytest.raises(BuildError, match=rf"b\.json\.sections\[1\]\.{key}") as err:
+        role_from_dict(data, "b.json")
+    assert err.value.code == "PM801"
+
+
+def test_every_shipped_bundle_loads_with_its_conditions_and_plans():
+    manifest = json.loads((BUILD / "manifest.json").read_text(encoding="utf-8"))
+    bundles = [json.loads((BUILD / e["file"]).read_text(encoding="utf-8")) for e in manifest["roles"].values()]
+    assert any(s.get("plan") for b in bundles for s in b["sections"])
+    assert any(s.get("when") for b in bundles for s in b["sections"])
+    for data in bundles:
+        role_from_dict(data)

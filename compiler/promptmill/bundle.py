@@ -331,6 +331,14 @@ def _check_section(s: Section, where: str) -> None:
         raise BuildError(f"{where}: tools section without a state path or declared tools")
     if s.kind in ("template", "each", "tools", "history") and s.template is None:
         raise BuildError(f"{where}: {s.kind} section without template")
+    from . import conditions
+    from .plans import plan_ok
+
+    for what, cond in [("when", s.when), *((f"rules[{i}].when", r.when) for i, r in enumerate(s.rules))]:
+        if cond is not None and conditions.problems(cond, roots=False):
+            raise BuildError(f"{where}.{what}: not a well-formed condition", hint=_RECOMPILE)
+    if s.plan is not None and not plan_ok(s.plan):
+        raise BuildError(f"{where}.plan: not a well-formed template plan", hint=_RECOMPILE)
 
 
 def manifest_from_dict(data: Any, where: str = "manifest.json") -> Manifest:

@@ -76,6 +76,26 @@ def build_plan(source: str) -> Plan | None:
     return tuple(plan)
 
 
+def plan_ok(plan: Any) -> bool:
+    """True when `plan` has the shape `build_plan` gives (a bundle read from disk is checked)."""
+    if type(plan) is not tuple:
+        return False
+    for step in plan:
+        if type(step) is not tuple or not step:
+            return False
+        if step[0] == "t":
+            ok = len(step) == 2 and type(step[1]) is str
+        elif step[0] in ("v", "f"):
+            path = step[1] if len(step) > 1 else None
+            ok = (type(path) is tuple and bool(path) and all(type(p) is str for p in path)
+                  and (len(step) == 2 if step[0] == "v" else len(step) == 3 and step[2] in PURE_FILTERS))
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
 def run_plan(plan: Plan, context: Mapping[str, Any], outer: Mapping[str, Any] | None = None) -> str | None:
     """Fill `plan` from `context` (then `outer`), or None when Jinja must decide."""
     out: list[str] = []
