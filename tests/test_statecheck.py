@@ -13,11 +13,11 @@ from promptmill.statecheck import MAX_STATE_DEPTH, _exact, _fast, check_state_da
 
 leaves = (
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
-    | st.sampled_from([object(), b"bytes", (1, 2), math.inf, float("nan"), {1, 2}])
+    | st.sampled_from([object(), b"bytes", (1, 2), math.inf, float("nan"), {1, 2}, "\ud800", "é\udfff", "ok é"])
 )
 values = st.recursive(
     leaves,
-    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=3) | st.integers(0, 3), c, max_size=4),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=3) | st.integers(0, 3) | st.just("k\ud800"), c, max_size=4),
     max_leaves=30,
 )
 
@@ -58,3 +58,15 @@ def test_skipped_lists_are_not_walked():
     with pytest.raises(StateError) as err:
         check_state_data(state)
     assert err.value.errors[0][0] == "state.memory[0]"
+
+
+@pytest.mark.parametrize(("state", "where"), [
+    ({"a": ["fine", "caf\u00e9", "x\ud800"]}, "state.a[2]"),
+    ({"b": {"k\udc00": 1}}, "state.b"),
+    ("\ud800", "state"),
+])
+def test_lone_surrogates_are_refused_with_their_path(state, where):
+    with pytest.raises(StateError, match=r"lone surrogate|not valid text") as err:
+        check_state_data(state)
+    assert err.value.code == "PM811" and err.value.errors[0][0] == where
+    check_state_data({"a": ["caf\u00e9 \U0001F600 \u05d0"]})  # real non-ASCII text is fine

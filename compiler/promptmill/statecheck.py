@@ -9,7 +9,8 @@ sees anything else.
 
 Limits: MAX_STATE_NODES values, MAX_STATE_CHARS characters of text,
 MAX_STATE_DEPTH levels of nesting. Refusals are StateError PM811 (not JSON
-data: an object, NaN, a non-string key) or PM812 (too large or too deep).
+data: an object, NaN, a non-string key, text with a lone surrogate, which no
+provider accepts) or PM812 (too large or too deep).
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ from .errors import StateError
 MAX_STATE_NODES = 1_000_000
 MAX_STATE_CHARS = 8_000_000
 MAX_STATE_DEPTH = 128
+
+
+def _bad_text(s: str) -> bool:
+    """True when `s` holds a lone surrogate (not valid Unicode: it cannot be sent as UTF-8)."""
+    if s.isascii():
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _path(path: tuple) -> str:
@@ -45,12 +57,14 @@ def _exact(state: Any, skip: tuple[tuple[str, ...], ...], at: tuple) -> None:
             chars += len(value)
             if chars > MAX_STATE_CHARS:
                 raise StateError("", [("state", f"holds more than {MAX_STATE_CHARS} characters of text")], code="PM812")
+            if _bad_text(value):
+                raise StateError("", [(_path(path), "holds a lone surrogate, which is not valid Unicode text")], code="PM811")
         elif len(path) >= MAX_STATE_DEPTH and isinstance(value, (Mapping, list, tuple)):
             raise StateError("", [(_path(path), f"is nested more than {MAX_STATE_DEPTH} levels deep")], code="PM812")
         elif isinstance(value, Mapping):
             for k, v in value.items():
-                if not isinstance(k, str):
-                    raise StateError("", [(_path(path), f"has a non-string key {k!r}")], code="PM811")
+                if not isinstance(k, str) or _bad_text(k):
+                    raise StateError("", [(_path(path), f"has a key that is not valid text: {k!r}")], code="PM811")
                 if path + (k,) in skip and isinstance(v, list):
                     continue
                 stack.append((v, path + (k,)))
@@ -89,11 +103,13 @@ def _fast(state: Any, skip_at: set[tuple[int, str]], depth: int) -> bool:
             items = value.items()
             nodes += len(value)
             for k, v in items:
-                if type(k) is not str:
+                if type(k) is not str or not (k.isascii() or not _bad_text(k)):
                     return False
                 t = type(v)
                 if t is str:
                     chars += len(v)
+                    if not (v.isascii() or not _bad_text(v)):
+                        return False
                 elif t is dict or t is list:
                     if not skip_at or (id(value), k) not in skip_at:
                         stack.append((v, d + 1))
@@ -108,6 +124,8 @@ def _fast(state: Any, skip_at: set[tuple[int, str]], depth: int) -> bool:
                 t = type(v)
                 if t is str:
                     chars += len(v)
+                    if not (v.isascii() or not _bad_text(v)):
+                        return False
                 elif t is dict or t is list:
                     stack.append((v, d + 1))
                 elif t is float:
@@ -129,7 +147,7 @@ def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: 
     """
     if type(state) in (dict, list) and _fast(state, _skipped(state, skip) if skip else set(), len(at)):
         return
-    if isinstance(state, str) and len(state) <= MAX_STATE_CHARS:
+    if isinstance(state, str) and len(state) <= MAX_STATE_CHARS and not _bad_text(state):
         return
     if state is None or type(state) in (bool, int) or (type(state) is float and math.isfinite(state)):
         return
