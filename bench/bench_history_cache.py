@@ -81,8 +81,8 @@ def simulate(rt, step: int, turns: list[dict], budget: int, tok) -> tuple[float,
                 break
             common += 1
         same += common == len(prev) - 1
-        reused = sum(3 + tok.count(c) for _, c in cur[:common])
-        shares += reused / (3 + sum(3 + tok.count(c) for _, c in cur))
+        reused = sum(4 + tok.count(c) for _, c in cur[:common])  # 3 + the role token (OpenAI)
+        shares += reused / (3 + sum(4 + tok.count(c) for _, c in cur))
     pairs = len(requests) - 1
     return same / pairs, shares / pairs, oldest, sum(tokens) / len(tokens)
 

@@ -52,7 +52,11 @@ def render(role: str, state_file: str, provider: str, **kw):
 def documented_total(req) -> int:
     """`req.tokens` by the counting model of docs/providers.md (o200k_base roles)."""
     counter = Counter(TOK)
-    messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)
+    if req.provider == "openai":  # OpenAI's cookbook: 3 + the tokens of every value (role and content), + 3
+        sent = req.to_openai()["messages"]
+        messages = sum(3 + sum(TOK.count(v) for v in m.values()) for m in sent) + (3 if sent else 0)
+    else:
+        messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)
     extras = tooldecl.extra_tools(req.output, req.provider, req.tool_mode)
     forced = tooldecl.forced_tool(req.output, req.provider) is not None
     tools = tooldecl.tools_tokens(counter, req.provider, [*req.tools, *extras], forced)

@@ -360,8 +360,9 @@ def test_valid_states_render_within_the_budget_contract(case):
         req = rt.render(role, data, budget=budget, provider=provider, event=kind)
         payload = req.to_payload()
     except PromptmillError as exc:
-        # the untrimmable sections do not fit, or a history that starts with the assistant
-        assert exc.code in ("PM830", "PM842"), str(exc)
+        # the untrimmable sections do not fit, a history that starts with the assistant,
+        # or a hostile piece that is not valid Unicode (a lone surrogate: no provider takes it)
+        assert exc.code in ("PM830", "PM842") or (exc.code == "PM811" and "lone surrogate" in str(exc)), str(exc)
         event(f"refused {exc.code}")
         return
     check_contract(rt, role, req)

@@ -2,7 +2,8 @@
 
 The counting model (docs/providers.md):
 - text: tokens == count(prompt) (exact);
-- chat wires: tokens == 3 + sum(3 + count(content)) over messages
+- openai: tokens == 3 + sum(3 + count(role) + count(content)) over messages (OpenAI's cookbook);
+- anthropic, gemini: tokens == 3 + sum(3 + count(content)) over messages
   + tooldecl.tools_tokens(declarations sent) + tooldecl.output_tokens(contract).
 The message part is exact with tiktoken; the declaration and schema parts are
 the documented estimates.
@@ -48,7 +49,7 @@ def test_openai_without_estimates_is_exact():
 def test_declarations_cost_what_the_model_is_sent():
     req = render("companion-chat", "companion-chat.state.yaml", "openai")
     counter = Counter(TOK)
-    without_tools = sum(3 + TOK.count(m.content) for m in req.messages) + 3
+    without_tools = sum(3 + TOK.count(m.role) + TOK.count(m.content) for m in req.messages) + 3
     assert req.tokens - without_tools == tooldecl.tools_tokens(counter, "openai", list(req.tools)) > 0
 
 

@@ -32,9 +32,11 @@ class Wire:
 WIRES: dict[str, Wire] = {
     "text": Wire("text", single=True),
     "live": Wire("live", single=True),
-    # OpenAI chat completions: <|start|>{role}<|message|>{content}<|end|> per message,
-    # plus <|start|>assistant<|message|> priming the reply (3 + 3 tokens).
-    "openai": Wire("openai", message_overhead=3, fixed_overhead=3, history_messages=True),
+    # OpenAI chat completions: <|start|>{role}<|message|>{content}<|end|> per message
+    # (3 markers + the role, one token for system/user/assistant: OpenAI's cookbook
+    # counts 3 + the tokens of every value, role included), plus
+    # <|start|>assistant<|message|> priming the reply (3 tokens).
+    "openai": Wire("openai", message_overhead=4, fixed_overhead=3, history_messages=True),
     # Anthropic and Gemini do not publish their tokenizers: counts use the role's
     # tokenizer and are estimates; a default 10% margin is held back.
     "anthropic": Wire(
