@@ -355,7 +355,7 @@ def faithfulness(adapters: dict[str, Callable[[dict, int], Output]]) -> None:
     for name, fn in adapters.items():
         out = fn(st, 100_000)
         body = out.text if out.text is not None else SEP.join(m["content"] for m in out.messages or [])
-        same = "identical text" if body == ref else f"differs: {count(body)} vs {count(ref)} tokens"
+        same = "identical text" if body == ref else f"differs (its own layout): {count(body)} vs {count(ref)} tokens"
         print(f"  {name:<20} {same}")
 
 
@@ -426,8 +426,8 @@ columns: med/p95 ms = render latency; vs pm = median against promptmill's same o
 notes:
   promptmill truncates the task state as a last resort; prompt-poet, priomptipy and poml can only keep or
     drop a whole part/scope/paragraph, so their task state is all or nothing.
-  prompt-poet counts each part separately and adds the counts (no per-message overhead); it sends one
-    message per part, so as chat messages the prompt has ~250 messages. Truncation removes parts by
+  prompt-poet counts each part separately and adds the counts (no per-message overhead); it makes one
+    message per part (~250 offered, ~70 kept at 8,000), so sent as chat the overhead is uncounted. Truncation removes parts by
     truncation_priority; relevance order comes from a per-entry priority computed in the template.
   priomptipy keeps every scope at or above one priority cutoff (binary search), so it cannot skip a large
     entry to keep a smaller, less relevant one; its chat count is contents + 4 per extra message + 3.
