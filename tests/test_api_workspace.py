@@ -125,7 +125,7 @@ def test_saving_the_same_bytes_redoes_nothing(project):
     role.write_text(role.read_text())
     os.utime(role, (1, 1))
     ws.refresh()
-    assert ws.reparsed == () and ws.recompiled == ()
+    assert ws.reparsed == () and ws.recompiled == () and ws.removed == ()
 
 
 def test_warnings_of_unchanged_roles_are_kept(project):
@@ -176,11 +176,13 @@ def test_deleted_renamed_and_new_files(project):
     (roles_dir(project) / "triage-short.yaml").unlink()
     runtime, _ = ws.refresh()
     assert "triage-short" not in runtime.roles
+    assert ws.removed == ("prompts/roles/triage-short.yaml",)
     assert_same_as_scratch(ws, project)
     os.rename(roles_dir(project), project / "prompts" / "agents")
     runtime, _ = ws.refresh()
     assert "triage" in runtime.roles
     assert ws.reparsed  # new paths are new files, even with the same bytes
+    assert "prompts/roles/triage.yaml" in ws.removed
     assert_same_as_scratch(ws, project)
     (project / "prompts" / "agents" / "extra.yaml").write_text(USES_SHARED.replace("id: polite", "id: extra"))
     runtime, _ = ws.refresh()

@@ -131,6 +131,21 @@ def test_small_budget_drops_items_and_says_so(project):
     assert "of 80 tokens" in r.output
 
 
+def test_pretty_columns_stay_aligned_for_long_section_ids(tmp_path, monkeypatch):
+    (tmp_path / "prompts").mkdir()
+    fid = "rye/agent/core/DirectiveInstruction"
+    (tmp_path / "prompts" / "f.yaml").write_text(f"kind: fragment\nid: {fid}\ntext: STOP.\n")
+    (tmp_path / "prompts" / "r.yaml").write_text(f"kind: role\nid: r\ncontext: {{before: [{fid}]}}\nsections: [{{id: body, text: B}}]\n")
+    monkeypatch.chdir(tmp_path)
+    r = run("render", "r")
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    header = next(line for line in lines if line.startswith("section "))
+    at = lines.index(f"context:before:{fid}")  # on a line of its own
+    body = next(line for line in lines if line.startswith("body "))
+    assert lines[at + 1].index("kept") == body.index("kept") == header.index("status")
+
+
 # -- roles and builds ---------------------------------------------------------
 
 

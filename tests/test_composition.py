@@ -597,3 +597,18 @@ def test_a_role_without_parent_gets_each_problem_once_and_no_empty_hint(tmp_path
     assert [d.code for d in diags if d.code == "PM204"] == ["PM204"]
     placed = [d for d in diags if d.code == "PM602"]
     assert len(placed) == 2 and all(d.hint != "inherited sections: " for d in placed)
+
+
+def test_a_placement_that_yields_to_an_earlier_one_says_why_it_was_skipped(tmp_path):
+    # the role's own system placement has no `when`; it is skipped because the rule placed the fragment first
+    root = write(tmp_path, {
+        "promptmill.yaml": "inject:\n  - {id: env-hook, event: start, fragment: env, position: before}\n",
+        "prompts/env.yaml": "kind: fragment\nid: env\ntext: Linux.\n",
+        "prompts/r.yaml": "kind: role\nid: r\ncontext: {system: [env]}\nsections: [{id: body, text: B}]\n",
+    })
+    runtime, _ = build_in_memory(root)
+    skipped = next(s for s in runtime.render("r", {}).sections if s.id == "context:system:env")
+    assert skipped.status == "skipped"
+    assert skipped.reason == "its `when` condition is false, or inject:env-hook placed the fragment first"
+    kept = next(s for s in runtime.render("r", {}, event="continue").sections if s.id == "context:system:env")
+    assert kept.status == "kept"

@@ -88,3 +88,17 @@ def test_tool_names_must_be_unique(rt):
         rt.render("shelf", {"tools": [{"name": "search"}]})
     with pytest.raises(StateError, match=r"state\.tools\[2\]\.name: repeats the name 'x' of state\.tools\[0\]"):
         rt.render("shelf", {"tools": [{"name": "x"}, {"name": "y"}, {"name": "x"}]})
+
+
+def test_absent_optional_inputs_are_their_schema_default_else_none(tmp_path: Path):
+    # README (Templates): an optional input left out of the state is its `default`, else None
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs:\n  type: object\n  properties:\n"
+        "    tone: {type: string, default: calm}\n    name: {type: string}\n"
+        "sections:\n  - {id: a, template: 'tone={{ tone }} name={{ name }}'}\n"
+    )
+    promptmill.compile(tmp_path)
+    rt = promptmill.load(tmp_path / "build")
+    assert rt.render("r", {}).text == "tone=calm name=None"
+    assert rt.render("r", {"tone": "dry", "name": "Ada"}).text == "tone=dry name=Ada"

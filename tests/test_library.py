@@ -14,6 +14,7 @@ import json
 import pytest
 import yaml
 
+import promptmill
 from promptmill.errors import StateError
 from providers_support import (
     EXAMPLES,
@@ -282,3 +283,23 @@ def test_docs_repair_message_is_real():
     with pytest.raises(ReplyError) as err:
         req.parse_reply(reply)
     assert err.value.repair_message() + "\n" == _doc_block("repair-replanner")
+
+
+def test_docs_preamble_section_drops_signature_and_headings(tmp_path):
+    import textwrap
+
+    block = textwrap.dedent(_doc_block("preamble-section"))
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "base.yaml").write_text(
+        "kind: role\nid: base\nabstract: true\ninputs:\n  type: object\n  properties:\n"
+        "    directive: {type: object, properties: {preamble: {type: string}}}\n"
+        "sections:\n  - {id: body, text: BODY}\n"
+    )
+    (tmp_path / "prompts" / "child.yaml").write_text("kind: role\nid: child\nextends: base\nsections:\n" + textwrap.indent(block, "  "))
+    assert not [d for d in promptmill.lint(tmp_path).diagnostics if d.severity != "info"]
+    promptmill.compile(tmp_path)
+    rt = promptmill.load(tmp_path / "build")
+    preamble = "<!-- rye:signed:2026-01-01:abc -->\n# Add a changelog entry\nKeeps\nCHANGELOG.md current."
+    req = rt.render("child", {"directive": {"preamble": preamble}})
+    assert req.text == "Keeps\nCHANGELOG.md current.\n\nBODY"
+    assert rt.render("child", {"directive": {"preamble": "# Only a title"}}).text == "BODY"

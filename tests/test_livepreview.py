@@ -84,6 +84,17 @@ def test_broken_edit_shows_diagnostics_then_the_fix_renders(project):
     assert "reparsed prompts/roles/triage.yaml; recompiled 1 role(s)" in screen.splitlines()[-1]
 
 
+def test_status_names_a_deleted_file(project):
+    lp, _ = preview(project)
+    lp.refresh()
+    extra = project / "prompts" / "roles" / "extra.yaml"
+    extra.write_text((project / "prompts" / "roles" / "triage.yaml").read_text().replace("id: triage\n", "id: extra\n"))
+    lp.refresh()
+    extra.unlink()
+    screen = lp.refresh()
+    assert lp.ok and "removed prompts/roles/extra.yaml" in screen.splitlines()[-1]
+
+
 def test_bad_state_and_unknown_role_are_shown_not_raised(project):
     lp, _ = preview(project)
     (project / "state.yaml").write_text("ticket: {id: one}\n")

@@ -403,7 +403,7 @@ class Workspace:
     again, and a role whose sources did not change is not compiled again: only
     what an edit touched costs time. Files are compared by content hash, so a
     caller need not say what changed. `reparsed` and `recompiled` tell what the
-    last refresh actually redid.
+    last refresh actually redid, and `removed` which files it no longer found.
     """
 
     def __init__(self, path: str | os.PathLike[str] = ".") -> None:
@@ -411,6 +411,7 @@ class Workspace:
         self._docs: dict[DocKey, DocEntry] = {}
         self._roles: RoleMemo = {}
         self.reparsed: tuple[str, ...] = ()
+        self.removed: tuple[str, ...] = ()
         self.recompiled: tuple[str, ...] = ()
         self.project: Project | None = None
 
@@ -423,11 +424,13 @@ class Workspace:
         from .runtime import Runtime
 
         before_docs = set(self._docs)
+        before_sources = {entry[3] for entry in self._docs.values()}
         before_roles = {rid: entry[0] for rid, entry in self._roles.items()}
         loaded = load_project(self.path, cache=self._docs)
         bundles, _, diags = compile_bundles(loaded, memo=self._roles)
         self.project = loaded.project
         self.reparsed = tuple(sorted(self._docs[key][3] for key in set(self._docs) - before_docs))
+        self.removed = tuple(sorted(before_sources - {entry[3] for entry in self._docs.values()}))
         self.recompiled = tuple(sorted(rid for rid, entry in self._roles.items() if before_roles.get(rid) != entry[0]))
         all_diags = sort_diagnostics(loaded.diagnostics + diags)
         if has_errors(all_diags):

@@ -54,17 +54,19 @@ def effective_budget(
         if "margin" in cfg:
             margin, origins["margin"] = cfg["margin"], where("margin")
 
+    window = info.context_window if info else None
     setter = None  # the role whose max_tokens is in force (None: project or default)
     for own, role in composed.budgets:
         if "max_tokens" in own:
             asked = own["max_tokens"]
             if capped_by is not None and asked > max_tokens:
+                using = f"{window}, the context window of {model}" if window is not None and window < max_tokens else max_tokens
                 diags.append(
                     Diagnostic.at(
                         role.pos("budget", "max_tokens"),
                         "PM504",
                         f"role '{role.id}' asks for max_tokens {asked}, but {capped_by} allows {max_tokens}; "
-                        f"using {max_tokens}",
+                        f"using {using}",
                         hint="a role can lower its parent's budget, never raise it",
                     )
                 )
@@ -77,7 +79,6 @@ def effective_budget(
         if "margin" in own:
             margin, origins["margin"] = own["margin"], _where(role, "budget", "margin")
 
-    window = info.context_window if info else None
     if window is not None:
         origins["context_window"] = f"model {model}"
         if max_tokens > window:

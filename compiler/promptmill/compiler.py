@@ -270,6 +270,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
 
 def _context_section(ctx: _Ctx, entry, taken: set[str]) -> Section:
     ctx.use(entry.fragment)
+    if entry.when is not None:  # an injection rule's condition reads the state too
+        ctx.used_inputs.update(path.split(".")[1] for _, path in conditions.paths(entry.when) if path.startswith("state."))
     text = wrapped_text(entry.fragment, entry.wrap)
     p = entry.where or entry.fragment.pos("id")  # where it was placed: the rule or the role's context
     sid = base_id = f"context:{entry.position}:{entry.fragment.id}"

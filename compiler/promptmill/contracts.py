@@ -159,6 +159,30 @@ def _path_exists(schema: Any, path: str) -> bool:
     return True
 
 
+def _outputs_vs_schema(contract: OutputContract, schema: dict) -> list[Diagnostic]:
+    """PM706: with both `outputs` (what the prompt asks for) and `schema` (what the reply
+    is checked against), every output must be a schema property and every required
+    property an output, or a reply that follows the prompt fails its check."""
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    named = [f["name"] for f in contract.fields]
+    unknown = [n for n in named if n not in props]
+    unasked = [n for n in schema.get("required") or () if isinstance(n, str) and n not in named]
+    problems = ([f"outputs {', '.join(repr(n) for n in unknown)} are not properties of its schema"] if unknown else []) + (
+        [f"its schema requires {', '.join(repr(n) for n in unasked)}, which the outputs never ask for"] if unasked else []
+    )
+    if not problems:
+        return []
+    return [
+        Diagnostic.at(
+            contract.pos("outputs"),
+            "PM706",
+            f"output contract '{contract.id}': the prompt describes `outputs`, the reply is checked against `schema`, "
+            f"and they disagree: {'; '.join(problems)}",
+            hint="give only one of them (the schema is derived from outputs), or make them name the same fields",
+        )
+    ]
+
+
 def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnostic]]:
     """A bundle `Contract` with pre-rendered instructions."""
     diags: list[Diagnostic] = []
@@ -196,6 +220,8 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
                     f"check '{check['check']}' needs: {', '.join(missing)}",
                 )
             )
+    if "schema" in contract.data and contract.fields and isinstance(schema, dict):
+        diags.extend(_outputs_vs_schema(contract, schema))
     native = None
     if style in ("native", "return_call") and not (isinstance(schema, dict) and schema.get("type") == "object"):
         diags.append(

@@ -99,6 +99,8 @@ class LivePreview:
         what = []
         if ws.reparsed:
             what.append("reparsed " + ", ".join(ws.reparsed[:3]) + (f" and {len(ws.reparsed) - 3} more" if len(ws.reparsed) > 3 else ""))
+        if ws.removed:
+            what.append("removed " + ", ".join(ws.removed[:3]) + (f" and {len(ws.removed) - 3} more" if len(ws.removed) > 3 else ""))
         if ws.recompiled:
             what.append(f"recompiled {len(ws.recompiled)} role(s)")
         if not what and changed:

@@ -72,7 +72,11 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
         status = _c(f"{s.status:<9}", _COLORS.get(s.status, "0"), color)
         tokens = f"{s.tokens:>6}" if s.present else "     -"
         share = f"{_bar(s.tokens, req.budget)} {_pct(s.tokens, req.budget)}" if s.present else " " * (BAR + 7)
-        out.append(f"{s.id:<{width}}  {status}  {tokens}  {share}  {s.message}/{s.stability}")
+        name = s.id
+        if len(name) > width:  # a long id gets a line of its own, so the columns stay aligned
+            out.append(name)
+            name = ""
+        out.append(f"{name:<{width}}  {status}  {tokens}  {share}  {s.message}/{s.stability}")
         note = _items_note(s)
         if note:
             out.append(f"    {note}")

@@ -52,8 +52,10 @@ def _native_tokens(p: Placed, counter, wire: str) -> int:
 
 
 def _skipped(spec: Section) -> RenderedSection:
+    yields = (spec.context or {}).get("yields_to")
+    reason = "its `when` condition is false" + (f", or {', '.join(yields)} placed the fragment first" if yields else "")
     return RenderedSection(
-        id=spec.id, kind=spec.kind, status="skipped", reason="its `when` condition is false", text="",
+        id=spec.id, kind=spec.kind, status="skipped", reason=reason, text="",
         message=spec.message, stability=spec.stability, priority=spec.priority, trim=spec.trim,
         fragment=spec.fragment, origin=_origin(spec),
     )
