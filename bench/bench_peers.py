@@ -37,8 +37,8 @@ task state; the rest is never dropped. Each is written in its own idiom:
 Measured per library and budget: median and p95 latency for fresh content
 (new texts every render) and for the same state repeated; the tokens the
 library reports; the true count of what it returns (tiktoken o200k_base of the
-text, and for chat `sum(content) + 3 per message + 3`, the OpenAI counting
-model promptmill uses); renders over budget; memory entries kept, whether they
+text, and for chat OpenAI's cookbook count: 3 a message plus the tokens of
+its role and content, plus 3 priming the reply); renders over budget; memory entries kept, whether they
 are the most relevant ones, tools kept, and whether the task state survived.
 """
 
@@ -101,8 +101,8 @@ def count(text: str) -> int:
 
 
 def chat_count(messages: list[dict]) -> int:
-    """OpenAI chat counting model (promptmill's openai wire): contents + 3 a message + 3."""
-    return sum(count(m.get("content") or "") for m in messages) + 3 * len(messages) + 3
+    """OpenAI's cookbook count of a chat request: 3 a message + its role and content, + 3."""
+    return sum(3 + count(m.get("role") or "") + count(m.get("content") or "") for m in messages) + 3
 
 
 # ---------------------------------------------------------------- the shared texts
@@ -419,7 +419,7 @@ def main() -> None:
 NOTES = """
 columns: med/p95 ms = render latency; vs pm = median against promptmill's same output kind (text or chat);
   reported = tokens the library says the prompt uses (first render); true = o200k_base count of what it
-  returns (chat: contents + 3 a message + 3); -budget = true minus budget (negative: budget left unused);
+  returns (chat: 3 a message + role + content, + 3); -budget = true minus budget (negative: budget left unused);
   over = renders whose true count exceeds the budget; rep!=true = renders whose reported count is not the
   true count; memory kept (first render) and whether the kept entries were always the most relevant ones;
   tools kept; task state full, cut (truncated) or dropped.

@@ -90,8 +90,8 @@ def test_tool_names_must_be_unique(rt):
         rt.render("shelf", {"tools": [{"name": "x"}, {"name": "y"}, {"name": "x"}]})
 
 
-def test_absent_optional_inputs_are_their_schema_default_else_none(tmp_path: Path):
-    # README (Templates): an optional input left out of the state is its `default`, else None
+def test_absent_optional_inputs_are_their_schema_default_else_nothing(tmp_path: Path):
+    # README (Templates): an optional input left out of the state is its `default`, else None (printed as nothing)
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text(
         "kind: role\nid: r\ninputs:\n  type: object\n  properties:\n"
@@ -100,5 +100,6 @@ def test_absent_optional_inputs_are_their_schema_default_else_none(tmp_path: Pat
     )
     promptmill.compile(tmp_path)
     rt = promptmill.load(tmp_path / "build")
-    assert rt.render("r", {}).text == "tone=calm name=None"
+    assert rt.render("r", {}).text == "tone=calm name="
+    assert rt.render("r", {"name": None}, validate=False).text == "tone=calm name="  # JSON null prints as nothing too
     assert rt.render("r", {"tone": "dry", "name": "Ada"}).text == "tone=dry name=Ada"

@@ -171,7 +171,10 @@ def weigh(value: Any, limit: int | None = None) -> int:
 
 
 def produce(value: Any) -> Any:
-    """The environment's `finalize`: count every `{{ }}` result and template chunk."""
+    """The environment's `finalize`: count every `{{ }}` result and template chunk.
+    `None` (JSON null, an absent optional input) prints as nothing, never as the word None."""
+    if value is None:
+        return ""
     budget = _ACTIVE.get()
     if budget is None:  # constant folding at compile time: nothing to count
         return value

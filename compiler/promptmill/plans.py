@@ -123,9 +123,12 @@ def run_plan(plan: Plan, context: Mapping[str, Any], outer: Mapping[str, Any] | 
             if len(obj) > MAX_TEXT:
                 return None
         elif type(obj) is not str:
-            if type(obj) not in (int, float, bool) and obj is not None:
+            if obj is None:
+                obj = ""  # as the sandbox's finalize prints it
+            elif type(obj) not in (int, float, bool):
                 return None  # lists and mappings: Jinja weighs them before printing
-            obj = str(obj)
+            else:
+                obj = str(obj)
         out.append(obj)
     return "".join(out)
 
