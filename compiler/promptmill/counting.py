@@ -42,9 +42,9 @@ class CountCache(Generations[str, int]):
         super().__init__(max_chars)
         self.max_key_chars = max_key_chars
 
-    def put(self, text: str, value: int) -> None:
+    def put(self, text: str, value: int, size: int | None = None) -> None:
         if len(text) <= self.max_key_chars:
-            super().put(text, value)
+            Generations.put(self, text, value, len(text) + self.ENTRY_COST)
 
     def weigh(self, key: str, value: int) -> int:
         return len(key) + self.ENTRY_COST

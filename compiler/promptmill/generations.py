@@ -36,8 +36,10 @@ class Generations(Generic[K, V]):
             self.put(key, value)
         return value
 
-    def put(self, key: K, value: V) -> None:
-        size = self.weigh(key, value)
+    def put(self, key: K, value: V, size: int | None = None) -> None:
+        """Add an entry; `size` is its weight when the caller knows it (else `weigh`)."""
+        if size is None:
+            size = self.weigh(key, value)
         with self._lock:
             if self._young_weight + size > self.max_weight:
                 self._old = self._young

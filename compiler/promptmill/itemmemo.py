@@ -60,7 +60,8 @@ class ItemMemo(Generations[tuple, tuple]):
         return (*prefix, data) if len(data) <= MAX_KEY_BYTES else None
 
     def weigh(self, key: tuple, value: tuple) -> int:
-        return len(key[-1]) + sum(len(v) for v in value if v is not None) + self.ENTRY_COST
+        text, unit = value
+        return len(key[-1]) + len(text) + (len(unit) if unit is not None else 0) + self.ENTRY_COST
 
     @property
     def weight(self) -> int:
