@@ -2,13 +2,13 @@
 
 Install the peers in a SEPARATE virtualenv (they are not promptmill dependencies):
 
-    python3 -m venv /work/peers-venv
-    /work/peers-venv/bin/pip install -e . prompt-poet priomptipy poml
+    python3 -m venv .peers-venv
+    .peers-venv/bin/pip install -e . prompt-poet priomptipy poml
 
 Run from the repository root:
 
-    /work/peers-venv/bin/python bench/bench_peers.py --quick   # few repetitions
-    /work/peers-venv/bin/python bench/bench_peers.py           # the full run
+    .peers-venv/bin/python bench/bench_peers.py --quick   # few repetitions
+    .peers-venv/bin/python bench/bench_peers.py           # the full run
 
 A peer that is not installed is reported with its install command and skipped.
 
@@ -384,7 +384,7 @@ def main() -> None:
         try:
             adapters.update(make())
         except ImportError as e:
-            print(f"{name}: not installed ({e.name}); install with: /work/peers-venv/bin/{how}")
+            print(f"{name}: not installed ({e.name}); install with: .peers-venv/bin/{how}")
     warm = workload.state(20, 5, seed=1, fresh="w")
     for fn in adapters.values():
         fn(warm, 8000)  # load tokenizers, compile templates
