@@ -119,25 +119,26 @@ class Document:
             hit = table.get(path)
             if hit is not None or not self.aliases:
                 return hit
-            for cut in range(len(path), 0, -1):
-                target = self.aliases.get(path[:cut])
-                if target is not None:
-                    path = target + path[cut:]
-                    break
-            else:
+            path = self._through_alias(path)
+            if path is None:
                 return None
         return None
 
     def _real_path(self, path: DocPath) -> DocPath | None:
         """The path of the node in the source text (through aliases), or None."""
         for _ in range(len(self.aliases) + 1):
-            for cut in range(len(path), 0, -1):
-                target = self.aliases.get(path[:cut])
-                if target is not None:
-                    path = target + path[cut:]
-                    break
-            else:
+            inner = self._through_alias(path)
+            if inner is None:
                 return path
+            path = inner
+        return None
+
+    def _through_alias(self, path: DocPath) -> DocPath | None:
+        """`path` with its longest alias prefix replaced by the anchor's path; None when no prefix is an alias."""
+        for cut in range(len(path), 0, -1):
+            target = self.aliases.get(path[:cut])
+            if target is not None:
+                return target + path[cut:]
         return None
 
 
