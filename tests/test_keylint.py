@@ -74,6 +74,7 @@ def test_without_a_close_match_the_hint_says_where_to_declare_it() -> None:
 
 def test_subscripts_and_indexes_are_followed() -> None:
     assert found('{{ customer["nmae"] }}') == [("warning", "11:17", "did you mean 'name'?")]
+    assert "reads 'customer[\"nmae\"]'" in keys("{{ customer['nmae'] }}")[0].message
     (diag,) = keys("{{ customer.orders[0].totl }} {{ orders[n].idd }}")[:1]
     assert "reads 'customer.orders[0].totl'" in diag.message
     assert diag.hint == "did you mean 'total'?"
@@ -139,6 +140,8 @@ def test_names_the_template_binds_itself_are_skipped() -> None:
         {"type": "object", "properties": {"name": {}}, "if": {"required": ["a"]}, "then": {"properties": {"nme": {}}}},
         {"type": "object"},
         {"type": "object", "additionalProperties": True},
+        {"type": "object", "required": ["name"]},
+        {"type": "object", "properties": {}},
         {"type": ["object", "string"], "properties": {"name": {}}},
         {"type": "string", "properties": {"name": {}}},
         True,

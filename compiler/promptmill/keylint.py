@@ -9,8 +9,8 @@ does the variable of a `{% for x in list %}` loop over a declared array
 (also through `sort`, `reverse` and other filters that keep the items).
 
 It reports only what is certain. A chain is followed while every object on
-it is a plain schema: `properties` (or `required`) given, `type` object (or
-absent), no `$ref`, `allOf`/`anyOf`/`oneOf`, `if`, `patternProperties`,
+it is a plain schema: `properties` given (keys in `required` count too),
+`type` object (or absent), no `$ref`, `allOf`/`anyOf`/`oneOf`, `if`, `patternProperties`,
 `dependentSchemas`, `unevaluatedProperties`, and `additionalProperties`
 absent, `true` or `false`. Anything else ends the chain silently, as do dict
 methods (`x.items()`, `x.get`), computed keys, recursive loops and names the
@@ -130,6 +130,7 @@ def _assigned(tree: nodes.Template) -> set[str]:
     return {n.name for n in stored if id(n) not in loop_targets}
 
 
+_Missing = tuple[_Key, dict[str, Any], bool]  # the key, the keys declared there, closed
 _Finding = tuple[Binding, list[Any], _Key, dict[str, Any], bool]
 
 
@@ -163,7 +164,7 @@ def _findings(
         chain = _chain(node)
         if chain is not None and chain[0] in scope:
             binding = scope[chain[0]]
-            found = _missing(binding, chain[1])
+            _, found = _follow(binding, chain[1])
             if found is not None:
                 yield (binding, chain[1], *found)
     chained = isinstance(node, (nodes.Getattr, nodes.Getitem))
@@ -199,48 +200,35 @@ def _loop_binding(iterable: nodes.Node, scope: dict[str, Binding]) -> Binding | 
     binding = scope.get(chain[0]) if chain else None
     if chain is None or binding is None:
         return None
-    resolved = _resolve(binding, chain[1])
+    resolved, _ = _follow(binding, chain[1])
     items = None if resolved is None else _items(resolved.schema)
-    return None if items is None else Binding(items, resolved.label + "[]")  # type: ignore[union-attr]
+    if resolved is None or items is None:
+        return None
+    return Binding(items, resolved.label + "[]")
 
 
-def _resolve(binding: Binding, steps: list[Any]) -> Binding | None:
-    """Where a whole chain leads in the schema, or None when that is not certain."""
+def _follow(binding: Binding, steps: list[Any]) -> tuple[Binding | None, _Missing | None]:
+    """Follow a chain through the schema: (where it leads, the first key certainly missing).
+
+    Both are None where the schema stops being certain (or Jinja finds a dict method).
+    """
     schema, label = binding.schema, binding.label
     for step in steps:
         if isinstance(step, _Index):
             schema, label = _items(schema), label + "[]"
-        elif step.name in DICT_METHODS and not step.subscript:
-            return None
-        else:
-            obj = _object(schema)
-            schema, label = (obj[0].get(step.name) if obj else None), f"{label}.{step.name}"
-        if schema is None:
-            return None
-    return Binding(schema, label)
-
-
-def _missing(binding: Binding, steps: list[Any]) -> tuple[_Key, dict[str, Any], bool] | None:
-    """The first key of `steps` the schema certainly does not declare: (key, properties, closed)."""
-    schema = binding.schema
-    for step in steps:
-        if isinstance(step, _Index):
-            schema = _items(schema)
         else:
             obj = _object(schema)
             if obj is None:
-                return None
+                return None, None
             props, closed = obj
+            if step.name in DICT_METHODS and (not step.subscript or step.name not in props):
+                return None, None  # x.items is the method even when `items` is a key
             if step.name not in props:
-                if step.name in DICT_METHODS:
-                    return None  # Jinja finds the dict method
-                return step, props, closed
-            if step.name in DICT_METHODS and not step.subscript:
-                return None  # x.items is the method even when `items` is a key
-            schema = props[step.name]
+                return None, (step, props, closed)
+            schema, label = props[step.name], f"{label}.{step.name}"
         if schema is None:
-            return None
-    return None
+            return None, None
+    return Binding(schema, label), None
 
 
 # -- reading the schema ---------------------------------------------------------
@@ -255,8 +243,8 @@ def _object(schema: Any) -> tuple[dict[str, Any], bool] | None:
     if not isinstance(props, dict) or not isinstance(required, list):
         return None
     extra = schema.get("additionalProperties", True)
-    if not isinstance(extra, bool) or not (props or required or extra is False):
-        return None  # a schema for the other keys, or no keys declared at all
+    if not isinstance(extra, bool) or not (props or extra is False):
+        return None  # a schema for the other keys, or no properties declared at all
     keys = {k: True for k in required if isinstance(k, str)} | props
     return keys, extra is False
 
@@ -322,7 +310,7 @@ def _written(step: Any) -> str:
     if isinstance(step, _Index):
         arg = step.node.arg  # type: ignore[attr-defined]
         return f"[{arg.value!r}]" if isinstance(arg, nodes.Const) else "[...]"
-    return f"[{step.name!r}]" if step.subscript else f".{step.name}"
+    return f'["{step.name}"]' if step.subscript else f".{step.name}"
 
 
 def _position(source: str, locate: Locate, root: str, steps: list[Any], key: _Key) -> Position:
