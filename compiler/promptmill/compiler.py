@@ -30,6 +30,7 @@ from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
+from .keylint import Binding, item_binding, undeclared_keys
 from .markuplint import markup_diagnostics
 from .model import (
     ITEM_SOURCES,
@@ -110,8 +111,10 @@ def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
     return True
 
 
-def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = ()) -> tuple[bool, bool]:
-    """Check a template: (ok, static)."""
+def _check(
+    ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = (), item: Binding | None = None
+) -> tuple[bool, bool]:
+    """Check a template: (ok, static); `item` describes the item variable `extra[0]`."""
     locate = lambda line, col: s.doc.text_pos(s.path + ("template",), line, col)  # noqa: E731
     info, diags = check_template(source, locate, what=f"section '{s.id}'")
     ctx.diags.extend(diags)
@@ -135,6 +138,12 @@ def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = ()) -
             )
         )
         ok = False
+    bindings = {n: Binding(ctx.declared[n], n) for n in info.variables if n in ctx.declared and n not in extra}
+    if item is not None:
+        bindings[extra[0]] = item
+    keys = undeclared_keys(source, locate, bindings, what=f"section '{s.id}'", tree=info.tree)
+    ctx.diags.extend(keys)
+    ok = ok and not any(d.severity == "error" for d in keys)
     return ok, info.static and not (set(info.variables) & set(extra))
 
 
@@ -197,7 +206,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         template = data.get("template", DEFAULT_TEMPLATES.get(source, ""))
         if source in data and not _array_schema(ctx, s, source):
             return None
-        ok, _ = _check(ctx, s, template, extra=(item_name,))
+        item = item_binding(ctx.declared, data["each"]) if source == "each" else None
+        ok, _ = _check(ctx, s, template, extra=(item_name,), item=item)
         if not ok:
             return None
         order_by = data.get("order_by")

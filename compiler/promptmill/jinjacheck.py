@@ -23,7 +23,7 @@ import re
 import string
 from _string import formatter_field_name_split  # type: ignore[import-not-found]
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment, TemplateSyntaxError, meta, nodes
@@ -57,6 +57,7 @@ class TemplateInfo:
     filters: frozenset[str]
     tests: frozenset[str]
     static: bool  # no variables: renderable at compile time
+    tree: nodes.Template | None = field(default=None, compare=False, repr=False)  # for later checks
 
 
 def check_template(
@@ -92,6 +93,7 @@ def check_template(
         filters=filters,
         tests=tests,
         static=not variables,
+        tree=tree,
     )
     return info, diags
 
