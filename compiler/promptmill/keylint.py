@@ -242,6 +242,8 @@ def _object(schema: Any) -> tuple[dict[str, Any], bool] | None:
     required = schema.get("required", [])
     if not isinstance(props, dict) or not isinstance(required, list):
         return None
+    if schema.get("additionalProperties") is True:
+        return None  # extra keys declared welcome: reading one is deliberate
     extra = schema.get("additionalProperties", True)
     if not isinstance(extra, bool) or not (props or extra is False):
         return None  # a schema for the other keys, or no properties declared at all
