@@ -368,3 +368,19 @@ def test_valid_states_render_within_the_budget_contract(case):
     check_contract(rt, role, req)
     json.dumps(payload)
     event("rendered" + (" (trimmed)" if any(s.status in ("trimmed", "truncated", "dropped") for s in req.sections) else ""))
+
+
+@given(valid_case(), st.integers(0, 3))
+def test_a_warm_runtime_renders_exactly_what_a_cold_one_does(case, repeats):
+    """The runtime shared by every example has seen many states (its count cache and
+    item memo are full of other content); a runtime loaded afresh has seen none."""
+    role, data, budget, provider, kind = case
+    warm = runtime()
+    outcomes = []
+    for rt in [warm] * (repeats + 1) + [promptmill.load(Path(__file__).resolve().parents[1] / "build")]:
+        try:
+            req = rt.render(role, copy.deepcopy(data), budget=budget, provider=provider, event=kind)
+            outcomes.append((req.text, req.tokens, json.dumps(req.to_payload(), sort_keys=True)))
+        except PromptmillError as exc:
+            outcomes.append((exc.code, str(exc)))
+    assert all(o == outcomes[-1] for o in outcomes), role
