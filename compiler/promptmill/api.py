@@ -26,7 +26,7 @@ from .diagnostics import Diagnostic, has_errors, sort_diagnostics
 from .errors import BuildError, CompileError
 from .loader import discover, load_file
 from .model import Role, Template, build_template
-from .project import Layer, Project, find_project
+from .project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from .resolve import ComposedRole, Composer, Index, build_index
 from .schemacheck import check_document
 from .writer import build_lock, bundle_path, install_build, stale_files
@@ -120,6 +120,8 @@ def load_project(
     seen: dict[DocKey, DocEntry] = {}
     if project.config_doc is not None:
         inputs["promptmill.yaml"] = project.config_doc.sha256
+    if project.user_doc is not None:
+        inputs[USER_RULES_SOURCE] = project.user_doc.sha256
     files = 0
     config_path = (project.root / "promptmill.yaml").resolve()
     for layer in project.layers:
@@ -129,7 +131,7 @@ def load_project(
         paths, ddiags = discover(layer.root, exclude=exclude)
         diags.extend(ddiags)
         for path in paths:
-            if project.config_doc is not None and path.resolve() == config_path:
+            if project.config_doc is not None and path.resolve() == config_path or is_user_rules_file(layer, path):
                 continue
             if layer.name not in ("library", "user"):  # summaries count the project's own files
                 files += 1
@@ -170,7 +172,7 @@ def compile_bundles(
     """
     bundles: dict[str, RoleBundle] = {}
     reused: list[str] = []
-    composer = Composer(loaded.index, loaded.project.config, loaded.project.config_doc)
+    composer = Composer(loaded.index, loaded.project.config, loaded.project.config_doc, loaded.project.user_doc)
     diags: list[Diagnostic] = list(composer.diagnostics)
     fresh: RoleMemo = {}
     for role in _roles(loaded):
@@ -214,6 +216,8 @@ def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
     deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
     if loaded.project.config_doc is not None:
         deps.add(("promptmill.yaml", loaded.project.config_doc.sha256))
+    if loaded.project.user_doc is not None:
+        deps.add((USER_RULES_SOURCE, loaded.project.user_doc.sha256))
     for entry in composed.context:
         deps.add((entry.fragment.source_file, entry.fragment.doc.sha256))
     for s in composed.sections:
@@ -269,12 +273,14 @@ def _current_inputs(project: Project, tokenizer_paths=()) -> dict[str, str] | No
     cfg = project.root / "promptmill.yaml"
     if project.config_doc is not None:
         out["promptmill.yaml"] = project.config_doc.sha256
+    if project.user_doc is not None:
+        out[USER_RULES_SOURCE] = project.user_doc.sha256
     for layer in project.layers:
         if not layer.root.is_dir():
             continue
         paths, _ = discover(layer.root, exclude=project.exclude if layer.name == "project" else ())
         for path in paths:
-            if project.config_doc is not None and path.resolve() == cfg.resolve():
+            if project.config_doc is not None and path.resolve() == cfg.resolve() or is_user_rules_file(layer, path):
                 continue
             try:
                 out[project.source_id(layer, path)] = hashlib.sha256(path.read_bytes()).hexdigest()

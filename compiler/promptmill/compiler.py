@@ -43,7 +43,7 @@ from .model import (
 )
 from .placement import infer_messages
 from .plans import build_plan
-from .project import Project
+from .project import USER_RULES_SOURCE, Project
 from .resolve import ComposedRole, Index
 from .schemacheck import suggest
 from .tokenizers import get_tokenizer
@@ -344,10 +344,14 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     ctx.source_ids = {t.doc.file: t.source_file for t in (*composed.chain, *(e.fragment for e in composed.context))}
     if project.config_doc is not None:
         ctx.source_ids[project.config_doc.file] = "promptmill.yaml"
+    if project.user_doc is not None:
+        ctx.source_ids[project.user_doc.file] = USER_RULES_SOURCE
     for r in composed.chain:
         ctx.use(r)
     if project.config_doc is not None:
         ctx.sources.add(("promptmill.yaml", project.config_doc.sha256))
+    if project.user_doc is not None:  # its rules may reach every role (conditions decide at run time)
+        ctx.sources.add((USER_RULES_SOURCE, project.user_doc.sha256))
 
     contract = None
     contract_text = None

@@ -12,7 +12,7 @@ Who owns a condition decides how strict the check is:
   rules): a path the inputs do not declare is an error (PM607), and so is a
   value that can never match (PM609);
 - shared conditions (rules of included constraint sets, `inject:` rules of
-  promptmill.yaml) serve many roles, and a role that does not declare a
+  promptmill.yaml and of the user rules file) serve many roles, and a role that does not declare a
   path's first field simply never has it (the condition sees it missing). They
   are checked only where they touch this role: when the role declares the first
   field, or declares one spelled almost the same (a likely typo). Findings are
@@ -210,6 +210,7 @@ def lint_conditions(composed: ComposedRole, index: Index) -> list[Diagnostic]:
         if rule.owner >= 0:
             check_condition(rule.data["when"], inputs, facts, owned(lambda *sub, r=rule: r.pos("when", *sub)), shared=False)
         else:
-            what = f"injection rule '{rule.name}' of promptmill.yaml"
+            where = "the user rules file" if rule.scope == "user" else rule.origin
+            what = f"injection rule '{rule.name}' of {where}"
             check_condition(rule.data["when"], inputs, facts, shared(lambda *sub, r=rule: r.pos("when", *sub), what), shared=True)
     return out

@@ -1,9 +1,10 @@
 """Context composition: fragments placed around a role's sections.
 
 Candidates, in precedence order:
-1. injection rules (`inject:` in promptmill.yaml, layer 3 by default, and in
-   roles, layer 1 by default), sorted by layer (lower first), then definition
-   order (project rules, then the roles' rules root-first);
+1. injection rules (`inject:` in the user rules file, layer 0 by default, in
+   promptmill.yaml, layer 3 by default, and in roles, layer 1 by default),
+   sorted by layer (lower first), then definition order (user rules, project
+   rules, then the roles' rules root-first);
 2. the `context:` of each role along the extends chain, root-first (within a
    role: system, before, after, each in list order).
 Within a position, fragments appear in this order too: injected ones first,
@@ -42,7 +43,6 @@ from .schemacheck import suggest
 
 POSITIONS = ("system", "before", "after")
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
-DEFAULT_LAYERS = {"role": 1, "project": 3}
 
 
 def tag_name(fragment: Fragment) -> str:
@@ -142,18 +142,15 @@ def compose_context(
         return frag, wrap
 
     # 1. injection rules, by layer then definition order (the sort is stable)
-    def layer_of(rule: InjectRule) -> int:
-        return rule.data.get("layer", DEFAULT_LAYERS["project" if rule.owner < 0 else "role"])
-
-    for rule in sorted(rules, key=layer_of):
+    for rule in sorted(rules, key=lambda r: r.layer):
         found = fragment_for(rule.data["fragment"], rule.pos("fragment"), rule.data.get("wrap"))
         when = conditions.partial(_event_condition(rule.data), facts)
         if found is None or when is False:
             continue
         candidates.append(
             ContextEntry(
-                found[0], rule.data.get("position", "before"), found[1], f"inject:{rule.name}",
-                layer=layer_of(rule), when=None if when is True else when,
+                found[0], rule.data.get("position", "before"), found[1], rule.declared_by,
+                layer=rule.layer, when=None if when is True else when,
                 injected=True, owner=rule.owner, where=rule.pos("fragment"),
             )
         )

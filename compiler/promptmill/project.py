@@ -11,21 +11,28 @@ folder, each `search_path` folder, the user folder (`PROMPTMILL_USER_DIR`, by
 default `$XDG_CONFIG_HOME/promptmill` or `~/.config/promptmill`), then the
 library shipped inside promptmill. Only roles of the project's own prompts
 folder are compiled into the build; the other layers provide ids to reference.
+
+The user folder may also hold a user rules file, `promptmill.yaml` at its top:
+it holds only `inject:` rules (the schema of the project's `inject:`), which
+apply to every role of every project that uses the user folder, at layer 0 by
+default. It is not a template; `Project.user_doc` holds it once loaded.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, has_errors
 from .loader import Document, load_file
-from .schemacheck import check_document
+from .schemacheck import check_document, load_schema, suggest
 
 CONFIG_NAME = "promptmill.yaml"
+USER_RULES_SOURCE = "user:" + CONFIG_NAME  # the user rules file's stable source id
+USER_RULES_KEYS = ("inject",)
 DEFAULT_BUDGET = {"max_tokens": 8192, "reserve": 1024}
 
 
@@ -46,6 +53,7 @@ class Project:
     config: dict[str, Any] = field(default_factory=dict)
     config_doc: Document | None = None
     layers: tuple[Layer, ...] = ()
+    user_doc: Document | None = None  # the user rules file (only `inject:`), when there is one
 
     @property
     def tokenizer(self) -> str | None:
@@ -158,11 +166,62 @@ def find_project(
             diags.append(Diagnostic.at(doc.pos(("search_path", i - 1)), "PM011", f"search_path folder not found: {extra}"))
             continue
         layers.append(Layer(f"search:{i}", folder, f"search{i}:"))
+    user_doc: Document | None = None
     if config.get("user_dir", True):
         udir = user_dir()
         if udir.is_dir():
             layers.append(Layer("user", udir, "user:"))
+            rules_file = udir / CONFIG_NAME
+            if rules_file.is_file() and (config_file is None or rules_file.resolve() != config_file.resolve()):
+                user_doc, user_diags = load_user_rules(rules_file, Project(root, root, root).display(rules_file))
+                diags.extend(user_diags)
     if config.get("library", True):
         layers.append(Layer("library", library_dir(), "promptmill:"))
-    project = Project(root, prompts, build, config, doc, tuple(layers))
+    project = Project(root, prompts, build, config, doc, tuple(layers), user_doc)
     return project, diags
+
+
+def is_user_rules_file(layer: Layer, path: Path) -> bool:
+    """True for the user rules file of the user layer (it is not a template)."""
+    return layer.name == "user" and path.name == CONFIG_NAME and path.parent == layer.root
+
+
+def load_user_rules(path: Path, display: str) -> tuple[Document | None, list[Diagnostic]]:
+    """Load and check the user rules file: only `inject:`, with the project's rule schema.
+
+    Returns the document (None when it cannot be used or is empty) and its
+    diagnostics; a file that is empty or only comments holds no rules.
+    """
+    doc, diags = load_file(path, display)
+    if doc is None:
+        empty = bool(diags) and all(d.code == "PM103" for d in diags)  # empty or only comments: no rules
+        return None, [] if empty else diags
+    data = doc.data
+    if not isinstance(data, dict):
+        got = "a list" if isinstance(data, list) else "a scalar"
+        return None, diags + [
+            Diagnostic.at(doc.pos(()), "PM200", f"the user rules file must be a mapping with `inject:` rules, got {got}")
+        ]
+    for key in data:
+        if key in USER_RULES_KEYS:
+            continue
+        shown = str(key)
+        if shown in _project_keys():
+            hint = f"'{shown}' is a project setting: set it in the project's {CONFIG_NAME}"
+        else:
+            hint = "did you mean 'inject'?" if suggest(shown, USER_RULES_KEYS) else "only `inject:` rules belong here"
+        diags.append(
+            Diagnostic.at(
+                doc.key_pos((key,)),
+                "PM202",
+                f"unknown key '{shown}' in the user rules file; it holds only `inject:` rules",
+                hint=hint,
+            )
+        )
+    rules = replace(doc, data={k: v for k, v in data.items() if k in USER_RULES_KEYS})
+    diags.extend(check_document(rules, "project"))  # the project's `inject:` item schema
+    return (None if has_errors(diags) else rules), diags
+
+
+def _project_keys() -> tuple[str, ...]:
+    return tuple(load_schema("project")["properties"])

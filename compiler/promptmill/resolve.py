@@ -8,7 +8,8 @@ one further down the search path is noted (PM306, info).
 
 `Composer(index, project).compose(role)` walks the extends chain (see
 `promptmill.extends`) and merges sections, inputs, settings, budgets, context
-and injection rules into a `ComposedRole`. One composer serves every role of a
+and injection rules (the user rules file's, promptmill.yaml's, then the
+roles') into a `ComposedRole`. One composer serves every role of a
 compile, so each chain is walked once.
 """
 
@@ -21,9 +22,11 @@ from .diagnostics import Diagnostic, Position
 from .extends import MAX_CHAIN, Chains, compose_sections, merge_inputs
 from .loader import Document
 from .model import Fragment, Role, SectionDef, Template, condition_diagnostics
+from .project import USER_RULES_SOURCE
 
-__all__ = ["MAX_CHAIN", "ComposedRole", "Composer", "ContextEntry", "Index", "InjectRule", "build_index", "compose"]
+__all__ = ["DEFAULT_LAYERS", "MAX_CHAIN", "ComposedRole", "Composer", "ContextEntry", "Index", "InjectRule", "build_index", "compose"]
 
+DEFAULT_LAYERS = {"user": 0, "role": 1, "project": 3}  # default `layer:` of an injection rule, by where it is written
 SETTINGS = ("model", "provider", "tool_mode", "cache", "separator", "category", "output")
 
 
@@ -78,13 +81,15 @@ def build_index(templates: list[Template]) -> tuple[Index, list[Diagnostic]]:
 
 @dataclass(frozen=True)
 class InjectRule:
-    """One `inject:` rule, from promptmill.yaml (owner -1) or a role (owner = its depth in the chain)."""
+    """One `inject:` rule: from the user rules file or promptmill.yaml (owner -1), or a role
+    (owner = its depth in the chain)."""
 
     data: dict
     doc: Document
     path: tuple
     owner: int
-    origin: str  # "promptmill.yaml" or "role <id>"
+    origin: str  # "user:promptmill.yaml", "promptmill.yaml" or "role <id>"
+    scope: str = "role"  # "user", "project" or "role": the default layer, and how reports name it
 
     def pos(self, *sub: Any) -> Position:
         return self.doc.pos(self.path + sub)
@@ -92,6 +97,16 @@ class InjectRule:
     @property
     def name(self) -> str:
         return self.data.get("id") or self.data["fragment"]
+
+    @property
+    def layer(self) -> int:
+        """The explicit `layer:`, else the default of where the rule was written."""
+        return self.data.get("layer", DEFAULT_LAYERS[self.scope])
+
+    @property
+    def declared_by(self) -> str:
+        """How events and reports name the rule: `inject:<id>`, `user:inject:<id>` from the user file."""
+        return f"user:inject:{self.name}" if self.scope == "user" else f"inject:{self.name}"
 
 
 @dataclass(frozen=True)
@@ -101,7 +116,7 @@ class ContextEntry:
     fragment: Fragment
     position: str  # system | before | after
     wrap: bool
-    declared_by: str  # "role:<id>" or "inject:<rule id>"
+    declared_by: str  # "role:<id>", "inject:<rule id>" or "user:inject:<rule id>"
     layer: int | None = None  # injection layer (None for a role's own context)
     when: dict | None = None  # runtime condition left after compile-time facts were applied
     injected: bool = False
@@ -132,19 +147,37 @@ def project_rules(config: dict, doc: Document | None) -> list[InjectRule]:
     """The `inject:` rules of promptmill.yaml."""
     if doc is None:
         return []
-    return [InjectRule(r, doc, ("inject", i), -1, "promptmill.yaml") for i, r in enumerate(config.get("inject", ()))]
+    return [
+        InjectRule(r, doc, ("inject", i), -1, "promptmill.yaml", "project") for i, r in enumerate(config.get("inject", ()))
+    ]
+
+
+def user_rules(doc: Document | None) -> list[InjectRule]:
+    """The `inject:` rules of the user rules file (`$PROMPTMILL_USER_DIR/promptmill.yaml`)."""
+    if doc is None:
+        return []
+    return [
+        InjectRule(r, doc, ("inject", i), -1, USER_RULES_SOURCE, "user") for i, r in enumerate(doc.data.get("inject", ()))
+    ]
 
 
 class Composer:
     """Composes roles of one index; chains and shared checks are computed once."""
 
-    def __init__(self, index: Index, config: dict | None = None, config_doc: Document | None = None) -> None:
+    def __init__(
+        self,
+        index: Index,
+        config: dict | None = None,
+        config_doc: Document | None = None,
+        user_doc: Document | None = None,
+    ) -> None:
         self.index = index
         self.config = config or {}
         self.chains = Chains(index)
         self.project_rules = project_rules(self.config, config_doc)
-        self.diagnostics: list[Diagnostic] = []  # about the project rules themselves, reported once
-        for rule in self.project_rules:
+        self.user_rules = user_rules(user_doc)
+        self.diagnostics: list[Diagnostic] = []  # about the shared rules themselves, reported once
+        for rule in self.user_rules + self.project_rules:
             if "when" in rule.data:
                 self.diagnostics.extend(condition_diagnostics(rule.doc, rule.path + ("when",), rule.data["when"]))
 
@@ -165,7 +198,7 @@ class Composer:
         model = settings["model"][0] if "model" in settings else self.config.get("model")
         category = settings["category"][0] if "category" in settings else ""
         facts = {"role": {"id": role.id, "category": category}, "model": model}
-        rules = list(self.project_rules)
+        rules = self.user_rules + self.project_rules
         for depth, r in enumerate(chain):
             rules += [InjectRule(x, r.doc, ("inject", i), depth, f"role {r.id}") for i, x in enumerate(r.get("inject", ()))]
         context, events, cdiags = compose_context(chain, self.index, rules, facts)
@@ -186,10 +219,16 @@ class Composer:
 
 
 def compose(
-    role: Role, index: Index, *, config: dict | None = None, config_doc: Document | None = None
+    role: Role,
+    index: Index,
+    *,
+    config: dict | None = None,
+    config_doc: Document | None = None,
+    user_doc: Document | None = None,
 ) -> tuple[ComposedRole | None, list[Diagnostic]]:
     """Compose one role with a fresh `Composer` (use one composer for many roles).
 
-    `config` and `config_doc` are promptmill.yaml's data and document (defaults, inject rules).
+    `config` and `config_doc` are promptmill.yaml's data and document (defaults, inject rules);
+    `user_doc` is the user rules file (`Project.user_doc`).
     """
-    return Composer(index, config, config_doc).compose(role)
+    return Composer(index, config, config_doc, user_doc).compose(role)
