@@ -92,7 +92,11 @@ def _skipped(state: Any, skip: tuple[tuple[str, ...], ...]) -> set[tuple[int, st
 
 
 def _fast(state: Any, skip_at: set[tuple[int, str]], depth: int) -> bool:
-    """True when the state is plainly fine; False means 'ask the exact walk'."""
+    """True when the state is plainly fine; False means 'ask the exact walk'.
+
+    The dict and list branches repeat the leaf checks on purpose: one shared
+    loop (keys checked apart, values walked together) measured 15-20% slower,
+    and this walk runs on every render."""
     nodes = chars = 0
     stack: list[tuple[Any, int]] = [(state, depth)]
     while stack:
@@ -103,12 +107,12 @@ def _fast(state: Any, skip_at: set[tuple[int, str]], depth: int) -> bool:
             items = value.items()
             nodes += len(value)
             for k, v in items:
-                if type(k) is not str or not (k.isascii() or not _bad_text(k)):
+                if type(k) is not str or (not k.isascii() and _bad_text(k)):
                     return False
                 t = type(v)
                 if t is str:
                     chars += len(v)
-                    if not (v.isascii() or not _bad_text(v)):
+                    if not v.isascii() and _bad_text(v):
                         return False
                 elif t is dict or t is list:
                     if not skip_at or (id(value), k) not in skip_at:
@@ -124,7 +128,7 @@ def _fast(state: Any, skip_at: set[tuple[int, str]], depth: int) -> bool:
                 t = type(v)
                 if t is str:
                     chars += len(v)
-                    if not (v.isascii() or not _bad_text(v)):
+                    if not v.isascii() and _bad_text(v):
                         return False
                 elif t is dict or t is list:
                     stack.append((v, d + 1))

@@ -37,6 +37,12 @@ from typing import Any
 from .bundle import Contract
 from .validate import check_schema  # fast for valid schemas; jsonschema explains failures
 
+
+def no_parameters() -> dict:
+    """The `parameters` of a tool that takes no arguments (a new dict: payloads may be edited by callers)."""
+    return {"type": "object", "properties": {}}
+
+
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 OPENAI_TOOLS_HEAD = "namespace functions {\n\n"
 OPENAI_TOOLS_TAIL = "} // namespace functions"
@@ -57,7 +63,7 @@ def problems(tool: Any) -> list[tuple[str, str]]:
         out.append((".name", "must be 1-64 letters, digits, '_' or '-'"))
     if "description" in tool and not isinstance(tool["description"], str):
         out.append((".description", "must be a string"))
-    params = tool.get("parameters", {"type": "object", "properties": {}})
+    params = tool["parameters"] if "parameters" in tool else no_parameters()
     if type(params) is not dict and not isinstance(params, Mapping):
         out.append((".parameters", "must be a JSON Schema object"))
         return out
@@ -71,18 +77,15 @@ def problems(tool: Any) -> list[tuple[str, str]]:
 
 def normalize(tool: Mapping[str, Any]) -> dict:
     """`{name, description, parameters}` of a checked declaration (other keys dropped)."""
-    return {
-        "name": tool["name"],
-        "description": tool.get("description", ""),
-        "parameters": tool.get("parameters", {"type": "object", "properties": {}}),
-    }
+    full = with_defaults(tool)
+    return {"name": full["name"], "description": full["description"], "parameters": full["parameters"]}
 
 
 def with_defaults(tool: Mapping[str, Any]) -> Mapping[str, Any]:
     """`tool` with the optional `description` and `parameters` filled in (other keys kept)."""
     if "description" in tool and "parameters" in tool:
         return tool
-    return {**tool, "description": tool.get("description", ""), "parameters": tool.get("parameters", {"type": "object", "properties": {}})}
+    return {**tool, "description": tool.get("description", ""), "parameters": tool["parameters"] if "parameters" in tool else no_parameters()}
 
 
 def return_tool(contract: Contract) -> dict:
