@@ -66,6 +66,7 @@ def raises(path: pathlib.Path, code: str, *fragments: str, **kwargs) -> StateFil
         ("inf.json", '{"s": "NaN \\" x",\n "k": [-Infinity]}', ["inf.json:2:8:", "-Infinity is not valid JSON"]),
         ("dup.json", '{"a": 1, "a": 2}', ["dup.json:1:10:", "duplicate key 'a'"]),
         ("dup2.json", '{"x": {"a": 1}, "b": {"a": 2,\n "c": [{"a": 0}], "a": 3}}', ["dup2.json:2:19:", "duplicate key 'a'"]),
+        ("esc.json", '{"a": 1,\n "\\u0061": 2}', ["esc.json:2:2:", "duplicate key 'a'"]),
         ("deep.json", "[" * 100_000 + "]" * 100_000, ["deep.json:1:1:", "nested too deeply"]),
         ("bad.yaml", "a: 1\nb: [\n", ["bad.yaml:3:1:"]),
         ("dup.yaml", "a: 1\na: 2\n", ["dup.yaml:2:1:", "duplicate key 'a'"]),
