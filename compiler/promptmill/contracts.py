@@ -152,7 +152,7 @@ def _node_at(schema: Any, path: str) -> Any:
         if not isinstance(node, dict):
             return None
         if part == "[]":
-            node = node.get("items")
+            node = node.get("items", {} if node.get("type") == "array" else None)  # no `items`: any item
         else:
             node = (node.get("properties") or {}).get(part)
         if node is None:
