@@ -31,6 +31,7 @@ from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
 from .keylint import Binding, item_binding, missing_item_key, undeclared_keys
+from .literallint import literal_jinja
 from .markuplint import markup_diagnostics
 from .model import (
     ITEM_SOURCES,
@@ -398,6 +399,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     sections: list[Section] = [_context_section(ctx, e, taken) for e in system + pre]
     body_start = len(sections)
     for s in composed.sections:
+        ctx.diags.extend(literal_jinja(s))
         compiled = _section(ctx, s, contract_text)
         if compiled is not None:
             sections.append(compiled)
