@@ -103,3 +103,21 @@ def test_absent_optional_inputs_are_their_schema_default_else_nothing(tmp_path: 
     assert rt.render("r", {}).text == "tone=calm name="
     assert rt.render("r", {"name": None}, validate=False).text == "tone=calm name="  # JSON null prints as nothing too
     assert rt.render("r", {"tone": "dry", "name": "Ada"}).text == "tone=dry name=Ada"
+
+
+def test_an_absent_optional_key_of_an_object_fails_with_a_hint_to_guard_it(tmp_path: Path):
+    # Only top-level inputs get defaults; a key inside an object or item is read strictly.
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs:\n  type: object\n  properties:\n"
+        "    files: {type: array, items: {type: object, required: [path], properties: {path: {type: string}, risk: {type: number}}}}\n"
+        "sections:\n  - {id: a, each: files, as: f, template: '{{ f.path }} {{ f.risk }}'}\n"
+        "  - {id: b, each: files, as: f, template: '{{ f.path }} {{ f.risk | default(\"?\") }}'}\n"
+    )
+    promptmill.compile(tmp_path)
+    rt = promptmill.load(tmp_path / "build")
+    with pytest.raises(promptmill.PromptmillError) as err:
+        rt.render("r", {"files": [{"path": "x.py"}]})
+    assert err.value.code == "PM820"
+    assert "dict has no key or attribute 'risk'" in err.value.message
+    assert err.value.hint is not None and "is defined" in err.value.hint and "default(" in err.value.hint

@@ -234,3 +234,48 @@ def test_a_warning_alone_leaves_the_role_compilable(tmp_path: Path) -> None:
     result = promptmill.lint(tmp_path)
     assert [d.code for d in result.diagnostics] == ["PM409"]
     assert result.ok() and not result.ok(strict=True)
+
+
+ORDERED = """\
+kind: role
+id: r
+inputs:
+  type: object
+  properties:
+    memory:
+      type: array
+      items: {type: object, properties: {fact: {type: string}, relevance: {type: number}}}
+    docs:
+      type: array
+      items: {type: object, additionalProperties: false, properties: {body: {type: string}, score: {type: number}}}
+    loose: {type: array, items: {type: object}}
+sections:
+  - id: memory
+    each: memory
+    template: "- {{ item.fact }}"
+    order_by: relevnce
+  - id: docs
+    each: docs
+    template: "{{ item.body }}"
+    order_by: {key: scor, order: asc}
+  - id: loose
+    each: loose
+    template: "{{ item }}"
+    order_by: anything
+  - id: fine
+    each: memory
+    template: "{{ item.fact }}"
+    order_by: relevance
+"""
+
+
+def test_an_order_by_key_the_items_do_not_declare_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(ORDERED, encoding="utf-8")
+    result = promptmill.lint(tmp_path)
+    assert [(d.code, d.severity, d.line, d.col, d.hint) for d in result.diagnostics] == [
+        ("PM409", "warning", 17, 15, "did you mean 'relevance'?"),
+        ("PM409", "error", 21, 21, "did you mean 'score'?"),
+    ]
+    assert "orders items by 'relevnce'" in result.diagnostics[0].message
+    assert "so the list keeps its own order" in result.diagnostics[0].message

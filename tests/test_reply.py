@@ -160,3 +160,29 @@ def test_not_a_reply_type(replanner):
     with pytest.raises(ReplyError) as err:
         replanner.parse_reply(42)  # type: ignore[arg-type]
     assert err.value.code == "PM860"
+
+
+def test_deeply_nested_reply_is_refused_not_a_recursion_error(replanner):
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply("[" * 100_000 + "]" * 100_000)
+    assert err.value.code == "PM860"
+    assert "nested too deeply" in str(err.value)
+
+
+def test_a_number_with_too_many_digits_is_named(replanner):
+    with pytest.raises(ReplyError) as err:
+        replanner.parse_reply('{"subtasks": [], "n": ' + "9" * 5000 + "}")
+    assert err.value.code == "PM860"
+    assert "too many digits" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "data"),
+    [
+        ('I found [1, 2] items.\n{"a": 1}', "a JSON object", {"a": 1}),
+        ('Here {"note": 1} is the list: [1, 2]', "a JSON array", [1, 2]),
+        ("Only [1, 2] here", "a JSON object", [1, 2]),  # the other shape when nothing else parses
+    ],
+)
+def test_find_json_prefers_the_expected_shape(text, expected, data):
+    assert find_json(text, expected) == data

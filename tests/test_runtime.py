@@ -180,3 +180,16 @@ def test_runtime_imports_no_compile_machinery():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"runtime imported: {out.stdout}"
+
+
+def test_an_unknown_role_in_an_empty_build_says_the_build_has_no_roles(tmp_path):
+    import promptmill as pm
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "base.yaml").write_text("kind: role\nid: base\nabstract: true\nsections: [{id: a, text: hi}]\n")
+    pm.compile(tmp_path)
+    rt = pm.load(tmp_path / "build")
+    with pytest.raises(pm.PromptmillError) as err:
+        rt.render("base", {})
+    assert err.value.code == "PM802"
+    assert err.value.hint is not None and err.value.hint.startswith("the build holds no roles")

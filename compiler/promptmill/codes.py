@@ -67,7 +67,8 @@ CODES: dict[str, Code] = {
     "PM406": Code("template-error", "error", "a template without state failed while rendering at compile time"),
     "PM407": Code("each-not-list", "error", "an `each:` path does not point at an array in the inputs schema"),
     "PM408": Code("unescaped-in-markup", "warning", "a template prints a state value raw inside an XML-looking tag or attribute"),
-    "PM409": Code("undeclared-key", "warning", "a template reads a key the inputs schema does not declare for that object (an error when the object sets additionalProperties: false)"),
+    "PM409": Code("undeclared-key", "warning", "a template (or a list section's order_by) reads a key the inputs schema does not declare for that object (an error when the object sets additionalProperties: false)"),
+    "PM410": Code("jinja-in-literal", "warning", "a section's `title` or `text` holds Jinja syntax, which is sent as written"),
     # budget and tokenizers
     "PM501": Code("static-over-budget", "error", "the sections that are never trimmed already exceed the budget"),
     "PM502": Code("unknown-tokenizer", "error", "the tokenizer or model is unknown"),

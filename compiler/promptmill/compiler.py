@@ -30,7 +30,8 @@ from .diagnostics import Diagnostic
 from .errors import PromptmillError, RenderError
 from .fill import assemble_rules, strip_text
 from .jinjacheck import check_template, render_static
-from .keylint import Binding, item_binding, undeclared_keys
+from .keylint import Binding, item_binding, missing_item_key, undeclared_keys
+from .literallint import literal_jinja
 from .markuplint import markup_diagnostics
 from .model import (
     ITEM_SOURCES,
@@ -147,6 +148,22 @@ def _check(
     return ok, info.static and not (set(info.variables) & set(extra))
 
 
+def _check_order_key(ctx: _Ctx, s: SectionDef, item: Binding, key: str) -> None:
+    """PM409 when `order_by` names a key the items never have: every score would be absent."""
+    missing = missing_item_key(item, key)
+    if missing is None:
+        return
+    name, declared, closed = missing
+    close = suggest(name, declared)
+    message = f"section '{s.id}' orders items by '{key}', but the inputs schema of '{item.label}' declares no key '{name}'"
+    if closed:
+        message += " and sets additionalProperties: false, so it is never there"
+    message += ": items without a score come last, so the list keeps its own order"
+    hint = f"did you mean '{close}'?" if close else f"declare '{name}' (a number) among the properties of the items"
+    at = s.pos("order_by", "key") if isinstance(s.get("order_by"), dict) else s.pos("order_by")
+    ctx.diags.append(Diagnostic.at(at, "PM409", message, hint=hint, severity="error" if closed else None))
+
+
 def _name_pos(s: SectionDef, source: str, name: str):
     """File position of the first use of variable `name` inside a section's template."""
     match = re.search(rf"(?<![\w.]){re.escape(name)}\b", source)
@@ -213,6 +230,8 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         order_by = data.get("order_by")
         if isinstance(order_by, str):
             order_by = {"key": order_by}
+        if order_by and item is not None:
+            _check_order_key(ctx, s, item, order_by["key"])
         base.update(
             template=template,
             plan=build_plan(template),
@@ -380,6 +399,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     sections: list[Section] = [_context_section(ctx, e, taken) for e in system + pre]
     body_start = len(sections)
     for s in composed.sections:
+        ctx.diags.extend(literal_jinja(s))
         compiled = _section(ctx, s, contract_text)
         if compiled is not None:
             sections.append(compiled)

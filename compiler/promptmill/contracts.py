@@ -143,20 +143,33 @@ def format_text(contract: OutputContract, style: str, schema: dict, tool_name: s
     return "\n\n".join(parts)
 
 
-def _path_exists(schema: Any, path: str) -> bool:
+def _node_at(schema: Any, path: str) -> Any:
+    """The schema of the values at reply path `path` (`[]` for each item), or None."""
     node = schema
     for part in path.replace("[]", ".[]").split("."):
         if not part:
             continue
         if not isinstance(node, dict):
-            return False
+            return None
         if part == "[]":
-            node = node.get("items")
+            node = node.get("items", {} if node.get("type") == "array" else None)  # no `items`: any item
         else:
             node = (node.get("properties") or {}).get(part)
         if node is None:
-            return False
-    return True
+            return None
+    return node
+
+
+def _compared_path_problem(kind: str, path: str, node: Any) -> str | None:
+    """Why a `unique`/`references` path compares nothing useful: it names the list, not its items."""
+    is_list = isinstance(node, dict) and node.get("type") == "array"
+    if kind == "unique" and "[]" not in path:
+        if is_list:
+            return f"check 'unique': reply path '{path}' is the list itself, one value, so nothing can repeat; write '{path}[]' for its items"
+        return f"check 'unique': reply path '{path}' names one value, so nothing can repeat; put '[]' after the list whose items must differ"
+    if kind == "references" and is_list:
+        return f"check 'references': reply path '{path}' is a list, compared whole with single values; write '{path}[]' for its items"
+    return None
 
 
 def _outputs_vs_schema(contract: OutputContract, schema: dict) -> list[Diagnostic]:
@@ -197,14 +210,14 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
     for i, check in enumerate(checks):
         for key in ("path", "target", "nodes", "into"):
             value = check.get(key)
-            if value is not None and not _path_exists(schema, value):
-                diags.append(
-                    Diagnostic.at(
-                        contract.pos("checks", i, key),
-                        "PM703",
-                        f"check '{check['check']}': reply path '{value}' is not in the reply schema",
-                    )
-                )
+            if value is None:
+                continue
+            node = _node_at(schema, value)
+            problem = f"check '{check['check']}': reply path '{value}' is not in the reply schema" if node is None else None
+            if problem is None and check["check"] in ("unique", "references") and key in ("path", "target"):
+                problem = _compared_path_problem(check["check"], value, node)
+            if problem is not None:
+                diags.append(Diagnostic.at(contract.pos("checks", i, key), "PM703", problem))
         needed = {
             "unique": ("path",),
             "references": ("path", "target"),

@@ -133,7 +133,7 @@ class PreparedRole:
             return render(self.templates[section.id], ctx)
         except RenderError as exc:
             place = f"section '{section.id}'" + (f", {where()}" if where is not None else "")
-            raise RenderError(f"{place}: {exc.message}", code=exc.code) from exc
+            raise RenderError(f"{place}: {exc.message}", code=exc.code, hint=exc.hint) from exc
 
 
 @dataclass

@@ -30,7 +30,7 @@ from .diagnostics import Diagnostic, Position
 from .jinjacheck import _analysis_environment
 from .schemacheck import suggest
 
-__all__ = ["Binding", "item_binding", "undeclared_keys"]
+__all__ = ["Binding", "item_binding", "missing_item_key", "undeclared_keys"]
 
 Locate = Callable[[int, int], Position]
 
@@ -75,6 +75,19 @@ def item_binding(declared: Mapping[str, Any], path: str) -> Binding | None:
         schema = props[0][part]
     items = _items(schema)
     return None if items is None else Binding(items, f"{path}[]")
+
+
+def missing_item_key(item: Binding, key: str) -> tuple[str, list[str], bool] | None:
+    """The first key of the dotted `key` (an `order_by` key) the item schema certainly lacks.
+
+    Returns (that key, the keys declared beside it, closed), or None when the key is
+    declared or the schema leaves it open (the rules of the module docstring).
+    """
+    _, missing = _follow(item, [_Key(part, nodes.Const(part), True) for part in key.split(".")])
+    if missing is None:
+        return None
+    step, props, closed = missing
+    return step.name, sorted(props), closed
 
 
 def undeclared_keys(

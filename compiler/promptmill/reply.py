@@ -8,8 +8,10 @@ Steps, each with its own error code (all `ReplyError`, with `repair_message()`):
 1. size: more than `MAX_REPLY_CHARS` characters -> PM862;
 2. find the JSON: the whole reply; else the first fenced block (```json, or a
    bare ``` block that holds JSON); else the first balanced `{...}`/`[...]`
-   span that parses. Nothing that parses -> PM860, saying where it broke
-   (line and column in the reply) or that it was cut off;
+   span of the prose that parses to the contract's shape (an object, or an
+   array), never a piece of a span that failed to parse. Nothing that parses
+   -> PM860, saying where it broke (line and column in the reply) or that it
+   was cut off;
 3. JSON Schema: every failing path (`reply.subtasks[2].id: ...`) -> PM861;
 4. contract checks that need the render state (unique, references, acyclic,
    preserve; see `promptmill.replychecks`) -> PM863.
@@ -77,8 +79,13 @@ def _loads(text: str, offset: int) -> Any:
             end = len(text.rstrip())
             raise _JSONProblem("", offset + end, cut=True) from None
         raise _JSONProblem(exc.msg, offset + exc.pos) from None
+    except RecursionError:
+        raise _JSONProblem("the JSON is nested too deeply", offset) from None
     except ValueError as exc:
-        raise _JSONProblem(str(exc), offset) from None
+        message = str(exc)
+        if "integer string conversion" in message:  # Python's limit on digits of one integer
+            message = "a number has too many digits"
+        raise _JSONProblem(message, offset) from None
 
 
 def _span(text: str, start: int) -> int | None:
@@ -129,6 +136,11 @@ def find_json(text: str, expected: str = "a JSON object") -> Any:
                 return _loads(body, m.start(2))
             except _JSONProblem as exc:
                 first = first or exc
+    # Spans in the prose: the first of the expected shape wins. What lies inside a span
+    # that failed to parse is a piece of broken JSON (the `[]` of `{"a": [], "b": [1,]}`),
+    # never the reply, so the search resumes after the span.
+    shape = list if expected == "a JSON array" else dict
+    other: list[Any] = []  # the first span that parsed to the other shape
     pos = 0
     for _ in range(MAX_CANDIDATES):
         starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
@@ -140,10 +152,16 @@ def find_json(text: str, expected: str = "a JSON object") -> Any:
             first = first or _JSONProblem("", len(text.rstrip()), cut=True)
             break
         try:
-            return _loads(text[start:end], start)
+            data = _loads(text[start:end], start)
         except _JSONProblem as exc:
             first = first or exc
-        pos = start + 1
+        else:
+            if isinstance(data, shape):
+                return data
+            other = other or [data]
+        pos = end
+    if other and first is None:
+        return other[0]
     if first is None:
         raise ReplyError(f"the reply holds no JSON; expected {expected}, bare or in a ```json block", code="PM860")
     if first.cut:

@@ -150,7 +150,7 @@ class Runtime:
             raise UnknownRoleError(
                 f"no role '{role}' in this build",
                 code="PM802",
-                hint=("did you mean " + " or ".join(f"'{c}'" for c in close) + "?") if close else "roles: " + ", ".join(self.roles[:20]),
+                hint=_role_hint(close, self.roles),
             )
         return found
 
@@ -248,3 +248,12 @@ class Runtime:
             else:
                 origins["budget"] = f"render-time budget {budget}, capped at the role's {limit}"
         return limit, origins, margin_tokens
+
+
+def _role_hint(close: list[str], roles: list[str]) -> str:
+    """The hint of PM802: the nearest role ids, else the roles there are (or that there are none)."""
+    if close:
+        return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    if not roles:
+        return "the build holds no roles: add a `kind: role` template (abstract roles are not built) and compile"
+    return "roles: " + ", ".join(roles[:20]) + (", ..." if len(roles) > 20 else "")

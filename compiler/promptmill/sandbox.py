@@ -72,15 +72,19 @@ DEFAULT = TemplateLimits()
 NO_INCLUDE = "templates cannot include, import or extend other templates; use a `fragment:` section"
 _ITERATE = "pm:iterate"  # internal filters: the colon keeps them out of template syntax
 _TEXT = "pm:text"
+OPTIONAL_KEY_HINT = (
+    "if the state may leave this key out (it is not in the schema's `required`), guard it: "
+    "{% if x.key is defined %}...{% endif %}, or {{ x.key | default('') }}"
+)
 _REMOVED_GLOBALS = frozenset({"cycler", "joiner", "namespace", "lipsum"})
 
 
 class TemplateRenderError(RenderError):
     """A template failed while rendering; `line` is the template line when known."""
 
-    def __init__(self, message: str, line: int | None = None):
+    def __init__(self, message: str, line: int | None = None, hint: str | None = None):
         self.line = line
-        super().__init__(f"line {line}: {message}" if line else message)
+        super().__init__(f"line {line}: {message}" if line else message, hint=hint)
 
 
 class _Undefined(StrictUndefined):
@@ -353,4 +357,7 @@ def _render_error(exc: BaseException) -> TemplateRenderError:
         message = exc.message
     else:
         message = f"{type(exc).__name__}: {exc}"
-    return TemplateRenderError(message, line)
+    hint = None
+    if isinstance(exc, UndefinedError) and " has no key or attribute " in message and "did you mean" not in message:
+        hint = OPTIONAL_KEY_HINT
+    return TemplateRenderError(message, line, hint)

@@ -128,25 +128,42 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
                 )
             ]
         close = suggest(str(err.instance), [str(o) for o in options]) if isinstance(err.instance, str) else None
-        shown = ", ".join(json.dumps(o) for o in options)
+        shown = ", ".join(_shown(o) for o in options)
         return [
             Diagnostic.at(
                 doc.pos(path),
                 "PM201",
-                f"{where}: {json.dumps(err.instance)} is not allowed; expected {'one of: ' if len(options) > 1 else ''}{shown}",
+                f"{where}: {_shown(err.instance)} is not allowed; expected {'one of: ' if len(options) > 1 else ''}{shown}",
                 hint=f"did you mean '{close}'?" if close else None,
             )
         ]
     if validator == "pattern" and path and path[-1] in ("id", "extends", "output", "fragment"):
-        return [
-            Diagnostic.at(
-                doc.pos(path),
-                "PM206",
-                f"{where}: {json.dumps(err.instance)} is not a valid id (letters, digits, '_', '.', '-', "
-                "segments separated by '/')",
-            )
-        ]
+        return [_invalid_id(doc, path, where, err)]
     return [Diagnostic.at(doc.pos(path), "PM201", f"{where}: {err.message}")]
+
+
+def _invalid_id(doc: Document, path: tuple, where: str, err: Any) -> Diagnostic:
+    """PM206 for an id that does not match its pattern, naming the first character at fault."""
+    value = err.instance
+    nested = "/" in str(err.validator_value)  # template ids; section and rule ids have one segment
+    rule = "ASCII letters, digits, '_', '.' and '-', starting with a letter or digit" + (
+        "; segments separated by '/'" if nested else ""
+    )
+    bad = next((ch for ch in value if not (ch.isascii() and (ch.isalnum() or ch in "_.-/" and (nested or ch != "/")))), None)
+    if bad is not None and not bad.isprintable():
+        hint = f"remove the character {bad!r}"
+    elif bad is not None:
+        hint = f"'{bad}' is not allowed" + (" (only ASCII letters are)" if bad.isalpha() else "")
+    else:
+        hint = None
+    return Diagnostic.at(
+        doc.pos(path), "PM206", f"{where}: {_shown(value)} is not a valid id ({rule})", hint=hint
+    )
+
+
+def _shown(value: Any) -> str:
+    """A value quoted for a message: JSON, with non-ASCII letters as they are written."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def check_document(doc: Document, kind: str | None = None) -> list[Diagnostic]:
