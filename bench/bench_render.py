@@ -6,7 +6,15 @@
 References:
 - encode-all: tiktoken encoding all the dynamic content offered, once;
 - final-only: tiktoken encoding just the returned prompt, once (the floor for
-  an exact count of the result).
+  an exact count of the result);
+- pieces: tiktoken encoding, one call each, exactly the texts a fresh render
+  sends to the tokenizer (recorded from one render). Deciding item by item
+  what fits needs a count per item, so this is the floor of any exact
+  per-item trimmer built on tiktoken; the render's own Python work (checking,
+  rendering, bookkeeping) comes on top of it.
+The last lines check whether tiktoken encodes in parallel on two threads (it
+does not hold up: see the ratio), which is why promptmill does not spread
+tokenizing over threads.
 Rows: a first render with fresh content (every text new), a repeated render
 with the same items, and a typical next turn (new memory entries, the same
 tools). Targets (issue 3): fresh <= 1.3x final-only; same items <= 0.5x
@@ -18,6 +26,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -66,6 +75,8 @@ def run(entries: int, tools: int, budget: int, runs: int, runtime) -> dict:
     final_only = timed(lambda: encode(text), runs)
     pieces = workload.dynamic_texts(same)
     encode_all = timed(lambda: [encode(p) for p in pieces], runs)
+    sent = recorded_pieces(runtime, workload.state(entries, tools, seed=999, fresh="p999x"), budget)
+    encode_pieces = timed(lambda: [encode(p) for p in sent], runs)
     return {
         "first": ms(first),
         "repeat": ms(repeat),
@@ -73,9 +84,46 @@ def run(entries: int, tools: int, budget: int, runs: int, runtime) -> dict:
         "unchecked": ms(unchecked),
         "final": ms(final_only),
         "all": ms(encode_all),
+        "pieces": ms(encode_pieces),
+        "pieces_chars": sum(map(len, sent)),
+        "pieces_calls": len(sent),
+        "chars": len(text),
         "tokens": req.tokens,
         "kept": {s.id: (len(s.items_kept), s.items_total) for s in req.sections if s.items_total is not None},
     }
+
+
+def recorded_pieces(runtime, state, budget: int) -> list[str]:
+    """The texts one fresh render sends to the tokenizer, in order."""
+    counter = runtime.counter("o200k_base")
+    raw = counter._raw_count
+    sent: list[str] = []
+
+    def record(text: str) -> int:
+        sent.append(text)
+        return raw(text)
+
+    counter._raw_count = record
+    try:
+        runtime.render("executor", state, budget=budget)
+    finally:
+        counter._raw_count = raw
+    return sent
+
+
+def threads_vs_sequential(runs: int) -> float:
+    """Time of two threads each encoding a long text, over one thread encoding both."""
+    encode = get_tokenizer("o200k_base").encode  # type: ignore[attr-defined]
+    text = "Some words, numbers 12345 and punctuation!\n" * 20_000
+
+    def both() -> None:
+        t = threading.Thread(target=encode, args=(text,))
+        t.start()
+        encode(text)
+        t.join()
+
+    seq = statistics.median(timed(lambda: (encode(text), encode(text)), runs))
+    return statistics.median(timed(both, runs)) / seq
 
 
 def show(name: str, r: dict) -> None:
@@ -89,6 +137,12 @@ def show(name: str, r: dict) -> None:
     print(f"  fresh, validate=False   median {un:7.3f} ms  p95 {r['unchecked'][1]:7.3f} ms   {un / fin:5.2f}x final-only  {un / enc:5.2f}x encode-all")
     print(f"  final-only (reference)  median {fin:7.3f} ms")
     print(f"  encode-all (reference)  median {enc:7.3f} ms")
+    pc = r["pieces"][0]
+    print(
+        f"  pieces (reference)      median {pc:7.3f} ms   {pc / fin:5.2f}x final-only"
+        f"  ({r['pieces_calls']} calls, {r['pieces_chars']:,} chars; the prompt has {r['chars']:,})"
+    )
+    print(f"  fresh render beyond tokenizing its pieces: {f - pc:.3f} ms ({(f - pc) / fin:.2f}x final-only)")
 
 
 def main() -> None:
@@ -106,6 +160,8 @@ def main() -> None:
         r = run(n, 40, 8000, max(5, runs // 4), runtime)
         base = base or r["first"][0]
         print(f"  {n:>6} entries  {r['first'][0]:8.3f} ms  ({r['first'][0] / base:5.2f}x of 100)")
+    ratio = threads_vs_sequential(max(5, runs // 4))
+    print(f"\ntiktoken on two threads: two long encodes take {ratio:.2f}x the time of running them one after the other")
 
 
 if __name__ == "__main__":

@@ -151,3 +151,23 @@ def test_compile_from_a_copy_elsewhere_is_identical(tmp_path):
     shutil.copy(ROOT / "promptmill.yaml", copy / "promptmill.yaml")
     promptmill.compile(copy)
     assert build_bytes(copy / "build") == build_bytes(ROOT / "build")
+
+
+def test_a_folder_without_a_project_is_pm011_and_gets_no_build(tmp_path):
+    # the wrong folder: no promptmill.yaml, no prompts/, no templates (other files are not templates)
+    (tmp_path / "notes.txt").write_text("hello\n")
+    lint = promptmill.lint(tmp_path)
+    assert [(d.code, d.severity) for d in lint.diagnostics] == [("PM011", "error")]
+    assert "no project here" in lint.diagnostics[0].message
+    assert "promptmill init" in (lint.diagnostics[0].hint or "")
+    with pytest.raises(CompileError) as err:
+        promptmill.compile(tmp_path)
+    assert [d.code for d in err.value.diagnostics] == ["PM011"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no build/ folder appeared
+
+
+def test_an_empty_prompts_folder_is_a_project(tmp_path):
+    # a project just started: prompts/ exists, holds nothing yet; that is not an error
+    (tmp_path / "prompts").mkdir()
+    assert promptmill.lint(tmp_path).diagnostics == ()
+    assert promptmill.compile(tmp_path).compiled == ()

@@ -141,6 +141,8 @@ def load_project(
                 inputs[source] = sha
             if template is not None:
                 templates.append(template)
+    if files == 0 and _bare_folder(project):
+        diags.append(_no_project(project))
     if cache is not None:
         cache.clear()
         cache.update(seen)
@@ -206,6 +208,20 @@ def compile_bundles(
         memo.clear()
         memo.update(fresh)
     return bundles, reused, diags
+
+
+def _bare_folder(project: Project) -> bool:
+    """No promptmill.yaml and no prompts/ folder: the folder itself is the prompts folder."""
+    return project.config_doc is None and project.prompts_dir == project.root and project.root.is_dir()
+
+
+def _no_project(project: Project) -> Diagnostic:
+    """PM011 for a folder that holds no project at all (most likely the wrong folder)."""
+    return Diagnostic(
+        "PM011", "error", str(project.root), 0, 0,
+        f"no project here: {project.root} has no promptmill.yaml, no prompts/ folder and no template files",
+        hint="run the command in a project folder or pass its path; `promptmill init` starts a new project",
+    )
 
 
 def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
@@ -340,6 +356,8 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     build lock from reading the old build to the end (see `promptmill.writer`).
     """
     project, pdiags = find_project(path, build_dir=output)
+    if not has_errors(pdiags) and _bare_folder(project) and not discover(project.root, exclude=project.exclude)[0]:
+        pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
     if has_errors(pdiags):
         raise CompileError(sort_diagnostics(pdiags))
     if check:

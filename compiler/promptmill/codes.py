@@ -25,7 +25,7 @@ CODES: dict[str, Code] = {
     "PM000": Code("internal", "error", "an unexpected failure inside promptmill (a bug: please report it)"),
     "PM001": Code("compile-failed", "error", "templates did not compile; the diagnostics say why"),
     "PM010": Code("config-invalid", "error", "promptmill.yaml or a command-line argument is unusable"),
-    "PM011": Code("path-not-found", "error", "a prompts folder, file or build folder does not exist"),
+    "PM011": Code("path-not-found", "error", "a prompts folder, file or build folder does not exist, or a folder holds no project at all"),
     "PM012": Code("build-locked", "error", "another compile holds the build lock"),
     "PM013": Code("init-failed", "error", "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them"),
     "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
