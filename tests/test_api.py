@@ -171,3 +171,10 @@ def test_an_empty_prompts_folder_is_a_project(tmp_path):
     (tmp_path / "prompts").mkdir()
     assert promptmill.lint(tmp_path).diagnostics == ()
     assert promptmill.compile(tmp_path).compiled == ()
+
+
+def test_a_build_folder_passed_as_a_project_is_told_to_use_build(tmp_path):
+    promptmill.compile(project(tmp_path))
+    diags = promptmill.lint(tmp_path / "build").diagnostics
+    assert [d.code for d in diags] == ["PM011"]
+    assert "--build" in (diags[0].hint or "")

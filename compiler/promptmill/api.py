@@ -217,10 +217,13 @@ def _bare_folder(project: Project) -> bool:
 
 def _no_project(project: Project) -> Diagnostic:
     """PM011 for a folder that holds no project at all (most likely the wrong folder)."""
+    hint = "run the command in a project folder or pass its path; `promptmill init` starts a new project"
+    if (project.root / "manifest.json").is_file():
+        hint = f"{project.root} looks like a build folder: pass it with --build (or load it with promptmill.load)"
     return Diagnostic(
         "PM011", "error", str(project.root), 0, 0,
         f"no project here: {project.root} has no promptmill.yaml, no prompts/ folder and no template files",
-        hint="run the command in a project folder or pass its path; `promptmill init` starts a new project",
+        hint=hint,
     )
 
 
