@@ -119,9 +119,8 @@ def _check(
     locate = lambda line, col: s.doc.text_pos(s.path + ("template",), line, col)  # noqa: E731
     info, diags = check_template(source, locate, what=f"section '{s.id}'")
     ctx.diags.extend(diags)
-    ctx.diags.extend(markup_diagnostics(source, locate, what=f"section '{s.id}'"))
     if info is None:
-        return False, False
+        return False, False  # it does not parse: check_template said why
     ok = not any(d.severity == "error" for d in diags)
     for name in sorted(info.variables):
         if name in extra:
@@ -142,6 +141,7 @@ def _check(
     bindings = {n: Binding(ctx.declared[n], n) for n in info.variables if n in ctx.declared and n not in extra}
     if item is not None:
         bindings[extra[0]] = item
+    ctx.diags.extend(markup_diagnostics(source, locate, what=f"section '{s.id}'", bindings=bindings))
     keys = undeclared_keys(source, locate, bindings, what=f"section '{s.id}'", tree=info.tree)
     ctx.diags.extend(keys)
     ok = ok and not any(d.severity == "error" for d in keys)

@@ -30,7 +30,7 @@ from .diagnostics import Diagnostic, Position
 from .jinjacheck import _analysis_environment
 from .schemacheck import suggest
 
-__all__ = ["Binding", "item_binding", "missing_item_key", "undeclared_keys"]
+__all__ = ["Binding", "item_binding", "missing_item_key", "plain_value", "template_names", "undeclared_keys"]
 
 Locate = Callable[[int, int], Position]
 
@@ -119,6 +119,43 @@ def undeclared_keys(
         seen.add((binding.label, key.name))
         out.append(_diagnostic(source, locate, what, binding, steps, key, props, closed))
     return out
+
+
+_PLAIN_TYPES = frozenset({"integer", "number", "boolean", "null"})
+_MARKUP_CHARS = re.compile(r"[<>&\"']")
+
+
+def plain_value(expr: nodes.Node, bindings: Mapping[str, Binding], shadowed: set[str]) -> bool:
+    """True when `expr` reads a value that the inputs schema pins to plain text.
+
+    That is a number, a boolean or null (`type`), or one of an `enum`/`const`
+    of such values and of strings without markup characters (`<>&"'`). The
+    state is validated against the schema before it is rendered, so printing
+    such a value can never open or close markup. Names in `shadowed` (assigned
+    or bound by the template itself) are not the inputs and are never plain.
+    """
+    chain = _chain(expr)
+    if chain is None or chain[0] in shadowed or chain[0] not in bindings:
+        return False
+    if any(isinstance(step, _Key) and step.name in DICT_METHODS and not step.subscript for step in chain[1]):
+        return False
+    resolved, _ = _follow(bindings[chain[0]], chain[1])
+    schema = None if resolved is None else resolved.schema
+    if not isinstance(schema, dict) or _OPEN & schema.keys():
+        return False
+    if "const" in schema or "enum" in schema:
+        values = [schema["const"]] if "const" in schema else schema["enum"]
+        return isinstance(values, list) and all(
+            v is None or type(v) in (bool, int, float) or (type(v) is str and not _MARKUP_CHARS.search(v)) for v in values
+        )
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return all(isinstance(k, str) and k in _PLAIN_TYPES for k in kinds)
+
+
+def template_names(tree: nodes.Template) -> set[str]:
+    """Every name the template binds itself: `set`, loop targets, macro and call parameters."""
+    return {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
 
 
 def _start(name: str, binding: Binding) -> str:

@@ -11,19 +11,21 @@ numbers, lengths and tests. This check warns where a template does not.
 It reads the template's syntax tree in document order, following the tags its
 literal text opens and closes (an approximation: both branches of an `if` are
 read one after the other). A printed expression counts as safe when it ends
-in an escaping or numeric filter, is a constant, or reads nothing from the
-context.
+in an escaping or numeric filter, is a constant, reads nothing from the
+context, or reads an input the role's schema pins to a number, boolean, null
+or an enum of markup-free words (`keylint.plain_value`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from jinja2 import TemplateSyntaxError, nodes
 
 from .diagnostics import Diagnostic, Position
+from .keylint import Binding, plain_value, template_names
 
 ESCAPING = frozenset({"xml_escape", "e", "escape", "forceescape", "xmlattr", "tojson"})
 CONTENT_ESCAPING = frozenset({"xml_text"})  # enough between tags, not inside a tag
@@ -85,17 +87,20 @@ def _reads_context(expr: nodes.Node) -> bool:
     )
 
 
-def _safe(expr: nodes.Node, in_tag: bool = False) -> bool:
+Plain = Callable[[nodes.Node], bool]  # does an expression read a value the schema pins to plain text?
+
+
+def _safe(expr: nodes.Node, in_tag: bool, plain: Plain) -> bool:
     if isinstance(expr, nodes.Filter):
         return expr.name in ESCAPING or expr.name in NUMERIC or (not in_tag and expr.name in CONTENT_ESCAPING)
     if isinstance(expr, nodes.CondExpr):
-        return _safe(expr.expr1, in_tag) and (expr.expr2 is None or _safe(expr.expr2, in_tag))
+        return _safe(expr.expr1, in_tag, plain) and (expr.expr2 is None or _safe(expr.expr2, in_tag, plain))
     if isinstance(expr, (nodes.Test, nodes.Compare, nodes.Not, nodes.And, nodes.Or, nodes.Const)):
         return True
-    return not _reads_context(expr)
+    return not _reads_context(expr) or plain(expr)
 
 
-def _walk(node: nodes.Node, markup: _Markup) -> Iterator[tuple[nodes.Node, str]]:
+def _walk(node: nodes.Node, markup: _Markup, plain: Plain) -> Iterator[tuple[nodes.Node, str]]:
     """(expression, where) for every printed expression that sits inside markup."""
     if isinstance(node, nodes.Output):
         for child in node.nodes:
@@ -103,18 +108,24 @@ def _walk(node: nodes.Node, markup: _Markup) -> Iterator[tuple[nodes.Node, str]]
                 markup.feed(child.data)
                 continue
             where = markup.where()
-            if where is not None and not _safe(child, markup.in_tag is not None):
+            if where is not None and not _safe(child, markup.in_tag is not None, plain):
                 yield child, where
         return
     if isinstance(node, nodes.FilterBlock) and node.filter.name in ESCAPING:
         return  # {% filter xml_escape %}: everything inside is escaped
     for child in node.iter_child_nodes():
         if isinstance(child, (nodes.Stmt, nodes.Template)):
-            yield from _walk(child, markup)
+            yield from _walk(child, markup, plain)
 
 
-def markup_diagnostics(source: str, locate: Locate, *, what: str = "template") -> list[Diagnostic]:
-    """PM408 warnings for state printed raw inside XML-looking markup (none if it does not parse)."""
+def markup_diagnostics(
+    source: str, locate: Locate, *, what: str = "template", bindings: Mapping[str, Binding] | None = None
+) -> list[Diagnostic]:
+    """PM408 warnings for state printed raw inside XML-looking markup (none if it does not parse).
+
+    With `bindings` (context names -> their inputs schemas), a value the schema
+    pins to a number, boolean, null or a markup-free enum needs no escaping.
+    """
     from .jinjacheck import _analysis_environment
 
     try:
@@ -124,7 +135,9 @@ def markup_diagnostics(source: str, locate: Locate, *, what: str = "template") -
     lines = re.split(r"\r\n|\r|\n", source)
     out = []
     seen: set[int] = set()
-    for expr, where in _walk(tree, _Markup()):
+    shadowed = template_names(tree)
+    scope = bindings or {}
+    for expr, where in _walk(tree, _Markup(), lambda e: plain_value(e, scope, shadowed)):
         line = expr.lineno
         if line in seen:
             continue
