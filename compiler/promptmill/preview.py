@@ -17,6 +17,7 @@ import dataclasses
 from typing import Any
 
 from .bundle import RoleBundle, plain
+from .report import budget_sum
 from .request import PromptRequest, RenderedSection
 
 BAR = 24
@@ -58,10 +59,7 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
     head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({_pct(req.tokens, req.budget).strip()})   {req.tokenizer}, {exact}"
     out.append(_c(head, "1", color))
     out.append(f"[{_bar(req.tokens, req.budget)}]")
-    budget = f"budget {req.budget}: max_tokens {req.max_tokens} - reserve {req.reserve}"
-    if req.margin_tokens:
-        budget += f" - margin {req.margin_tokens}"
-    out.append(budget)
+    out.append(f"budget {req.budget}: {budget_sum(req)}")
     for key, where in req.budget_origins.items():
         out.append(f"  {key:<12} from {where}")
     out.append("")

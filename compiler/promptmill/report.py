@@ -24,9 +24,7 @@ def report(req: PromptRequest) -> str:
     lines = [
         f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), "
         f"{req.tokenizer}, {exact}",
-        f"budget: max_tokens {req.max_tokens} - reserve {req.reserve}"
-        + (f" - margin {req.margin_tokens}" if req.margin_tokens else "")
-        + (f" (render budget {req.budget})" if "budget" in req.budget_origins else ""),
+        f"budget: {budget_sum(req)}",
     ]
     for key, where in req.budget_origins.items():
         lines.append(f"  {key}: {where}")
@@ -45,3 +43,13 @@ def report(req: PromptRequest) -> str:
         for e in req.events:
             lines.append("  " + ", ".join(f"{k}={v}" for k, v in e.items() if v is not None))
     return "\n".join(lines)
+
+
+def budget_sum(req: PromptRequest) -> str:
+    """How the budget came about: `max_tokens 8192 - reserve 1024 - margin 717`, or from a render-time budget."""
+    base = req.budget + req.margin_tokens
+    if base == req.max_tokens - req.reserve:
+        out = f"max_tokens {req.max_tokens} - reserve {req.reserve}"
+    else:
+        out = f"render budget {base} (below max_tokens {req.max_tokens} - reserve {req.reserve})"
+    return out + (f" - margin {req.margin_tokens}" if req.margin_tokens else "")

@@ -237,17 +237,17 @@ class Runtime:
         if b.margin is None and wire.default_margin:
             origins["margin"] = f"provider {wire.name} default (counts are estimates)"
         room = b.max_tokens - b.reserve
-        margin_tokens = math.ceil(room * margin)
-        limit = room - margin_tokens
         if budget is not None:
             if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
                 raise BudgetError(f"budget must be a positive integer, got {budget!r}", code="PM831")
-            if budget < limit:
-                limit = budget
+            if budget < room:
                 origins["budget"] = f"render-time budget {budget}"
+                room = budget
             else:
-                origins["budget"] = f"render-time budget {budget}, capped at the role's {limit}"
-        return limit, origins, margin_tokens
+                origins["budget"] = f"render-time budget {budget}, capped at the role's {room}"
+        # the margin holds back part of whichever budget applies: counts on this wire are estimates
+        margin_tokens = math.ceil(room * margin)
+        return room - margin_tokens, origins, margin_tokens
 
 
 def _role_hint(close: list[str], roles: list[str]) -> str:
