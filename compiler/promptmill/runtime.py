@@ -196,7 +196,7 @@ class Runtime:
         """
         prepared = self.prepared(role)
         bundle = prepared.bundle
-        wire = get_wire(provider or bundle.provider)
+        wire = get_wire(bundle.provider if provider is None else provider)
         if event not in EVENTS:
             raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")
         state = {} if state is None else state
