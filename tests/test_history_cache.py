@@ -141,3 +141,14 @@ def test_trimmed_history_on_the_shipped_chat_role_always_renders_for_anthropic_a
             req = runtime().render("companion-chat", chat, provider=provider, budget=budget)
             first = next(m for m in req.to_payload()["messages" if provider == "anthropic" else "contents"])
             assert first["role"] == "user", (provider, budget)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_a_blank_first_turn_does_not_leave_an_assistant_turn_first(rt, provider):
+    # blank turns are skipped; the turn after a skipped user turn may be the assistant's
+    history = [{"role": "user", "content": " \n"}, {"role": "assistant", "content": "hello"}, {"role": "user", "content": "hi"}]
+    req = rt.render("chat-1", {"history": history, "message": "next?"}, provider=provider)
+    req.to_payload()
+    assert req.section("history").items_kept == (2,)
+    openai = rt.render("chat-1", {"history": history, "message": "next?"}, provider="openai")
+    assert openai.section("history").items_kept == (1, 2)  # openai accepts an assistant turn first

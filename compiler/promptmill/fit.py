@@ -276,8 +276,8 @@ class Fitter:
                 continue
             fits_all = False
             break
-        if spec.kind == "history" and not fits_all and p.kept:
-            self._history_start(p)
+        if spec.kind == "history" and p.kept and (not fits_all or (self.wire.user_first and min(p.kept) > 0)):
+            self._history_start(p, align=not fits_all)  # trimmed, or blank turns skipped at the start
         n = len(cand.items or ())
         if not p.kept:
             p.status = "empty" if fits_all else "dropped"
@@ -290,12 +290,12 @@ class Fitter:
             open_roles.add(self._role_key(p))
         return used, fits_all
 
-    def _history_start(self, p: Placed) -> None:
-        """Drop the oldest kept turns of a trimmed history until it starts on a multiple of
-        `step` (cache-aware trimming: the start moves only in steps) and, on wires whose
+    def _history_start(self, p: Placed, align: bool = True) -> None:
+        """Drop the oldest kept turns of a history until it starts on a multiple of `step`
+        (when `align`: cache-aware trimming moves the start only in steps) and, on wires whose
         conversation must open with the user (anthropic, gemini), on a user turn; when no
         kept turn is both, the first kept user turn (a payload the provider accepts wins)."""
-        step = p.spec.step
+        step = p.spec.step if align else 1
         items = p.cand.items or ()
         user_first = self.wire.user_first
         kept = sorted(p.kept)
