@@ -207,6 +207,8 @@ def scorer(tmp_path_factory):
         ('{"confidence": 0.5, "notes": "a \\udc00 b"}', "PM860", "reply.notes"),
         ('{"confidence": 0.5, "notes": {"\\ud800": 1}}', "PM860", "reply.notes"),
         ({"confidence": 0.5, "notes": {"when": object()}}, "PM860", "reply.notes.when"),
+        ({"confidence": 10**5000}, "PM860", None),  # Python will not print an int of more than 4300 digits
+        ('{"confidence": ' + "1" * 5000 + "}", "PM860", None),
         ('{"confidence": 0.5, "notes": ' + "[" * 500 + "]" * 500 + "}", "PM862", "reply.notes" + "[0]" * 127),
         ('{"confidence": 0.5, "notes": ' + "[" * 50_000 + "]" * 50_000 + "}", "PM862", "reply"),
         ("Sure: " + "[" * 50_000, "PM860", None),  # cut off, however deep

@@ -236,7 +236,10 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
     retry = _retry(contract)
     if isinstance(reply, (Mapping, list)):
         _check_data(reply, contract, retry)
-        size = len(json.dumps(reply, ensure_ascii=False, default=str))
+        try:
+            size = len(json.dumps(reply, ensure_ascii=False, default=str))
+        except ValueError as exc:  # an int of more than 4300 digits, which Python will not print
+            raise ReplyError(f"the reply is not JSON data: {exc}", code="PM860", contract=contract.id, instruction=retry) from None
         data: Any = reply
     elif isinstance(reply, str):
         size = len(reply)
