@@ -27,11 +27,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import conditions
+from . import conditions, tooldecl
 from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
 from .counting import CountCache, Counter
 from .errors import BudgetError, BuildError, PromptmillError, StateError, UnknownRoleError
-from .fill import PreparedRole, make_candidate
+from .fill import PreparedRole, make_candidate, unique_tool_names
 from .fit import Fitter
 from .itemmemo import ItemMemo
 from .request import PromptRequest
@@ -223,12 +223,26 @@ class Runtime:
                     skipped.append(spec)
                     continue
                 cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            if any(c.spec.kind == "tools" for c in cands):
+                unique_tool_names(cands, self._reserved_tools(bundle, wire.name))
             result = Fitter(prepared, wire, limit, ctx).fit(cands)
         except StateError as exc:
             if exc.role:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
         return summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+
+    @staticmethod
+    def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:
+        """Tool names the output contract takes: its return tool, where it is sent natively
+        or (return_call) where the prompt tells the model to call it."""
+        contract = bundle.output
+        if contract is None or contract.style not in ("return_call", "native"):
+            return {}
+        names = [t["name"] for t in tooldecl.extra_tools(contract, wire, bundle.tool_mode)]
+        if contract.style == "return_call":
+            names.append(tooldecl.return_tool(contract)["name"])
+        return {name: f"the return tool of output contract '{contract.id}'" for name in names}
 
     def _budget(self, bundle: RoleBundle, wire, budget: int | None) -> tuple[int, dict[str, str], int]:
         b = bundle.budget
