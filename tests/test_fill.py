@@ -165,3 +165,24 @@ def test_absent_optional_inputs_are_their_schema_default_else_nothing(tmp_path: 
     assert rt.render("r", {}).text == "tone=calm name="
     assert rt.render("r", {"name": None}, validate=False).text == "tone=calm name="  # JSON null prints as nothing too
     assert rt.render("r", {"tone": "dry", "name": "Ada"}).text == "tone=dry name=Ada"
+
+
+def test_undeclared_state_keys_do_not_shadow_template_globals(tmp_path: Path):
+    """A state may carry keys the role does not declare; one named `range` or `dict`
+    must not replace the sandbox's functions of that name."""
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs:\n  type: object\n  properties:\n    n: {type: integer}\n"
+        "sections:\n  - {id: a, template: '{% for i in range(n) %}{{ i }}{% endfor %} {{ dict(a=1).a }}'}\n"
+    )
+    promptmill.compile(tmp_path)
+    rt = promptmill.load(tmp_path / "build")
+    assert rt.render("r", {"n": 3}).text == "012 1"
+    assert rt.render("r", {"n": 3, "range": "abc", "dict": None}).text == "012 1"
+
+
+def test_the_globals_fill_protects_are_the_sandboxs():
+    from promptmill.fill import SANDBOX_GLOBALS
+    from promptmill.sandbox import compile_template
+
+    assert set(compile_template("{{ x }}").globals) == SANDBOX_GLOBALS

@@ -24,6 +24,7 @@ from .statecheck import check_state_data
 from .validate import Validator
 
 MISSING = object()
+SANDBOX_GLOBALS = frozenset({"range", "dict"})  # promptmill.sandbox's template globals
 
 
 def strip_text(text: str) -> str:
@@ -114,6 +115,8 @@ class PreparedRole:
         """Template variables: declared inputs (absent optional ones as their default or None)."""
         ctx = dict(self.defaults)
         ctx.update(state)
+        for name in SANDBOX_GLOBALS.intersection(state).difference(self.declared):
+            del ctx[name]  # an undeclared state key must not shadow `range` or `dict`
         return ctx
 
     def render(self, section: Section, ctx: Mapping[str, Any], item: Any = MISSING, where: Any = None) -> str:
