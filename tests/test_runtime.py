@@ -180,3 +180,12 @@ def test_runtime_imports_no_compile_machinery():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"runtime imported: {out.stdout}"
+
+
+@pytest.mark.parametrize("cache_chars", [None, "8000000", 1.5, True, -1])
+def test_cache_size_must_be_a_whole_number(build, cache_chars):
+    # a wrong type used to pass load() and fail inside the first render with a TypeError
+    with pytest.raises(promptmill.ConfigError) as err:
+        promptmill.load(build, cache_chars=cache_chars)
+    assert err.value.code == "PM010" and "cache_chars" in str(err.value)
+    assert promptmill.load(build, cache_chars=0).render("notes", {"topic": "x"}).text

@@ -30,7 +30,14 @@ from typing import Any
 from . import conditions, tooldecl
 from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
 from .counting import CountCache, Counter
-from .errors import BudgetError, BuildError, PromptmillError, StateError, UnknownRoleError
+from .errors import (
+    BudgetError,
+    BuildError,
+    ConfigError,
+    PromptmillError,
+    StateError,
+    UnknownRoleError,
+)
 from .fill import PreparedRole, make_candidate, unique_tool_names
 from .fit import Fitter
 from .itemmemo import ItemMemo
@@ -85,6 +92,8 @@ class Runtime:
         manifest: Manifest | None = None,
         cache_chars: int = CACHE_CHARS,
     ):
+        if isinstance(cache_chars, bool) or not isinstance(cache_chars, int) or cache_chars < 0:
+            raise ConfigError(f"cache_chars must be a whole number of characters, 0 or more; got {cache_chars!r}", code="PM010")
         self._bundles = dict(bundles)
         self.base_dir = base_dir
         self.manifest = manifest
