@@ -203,7 +203,7 @@ def unique_tool_names(cands: list[Candidate], reserved: Mapping[str, str]) -> No
             first = seen.setdefault(name, (cand, i))
             if name in reserved:
                 where = reserved[name]
-            elif first != (cand, i):
+            elif first[0] is not cand or first[1] != i:
                 where = first[0].item_where(first[1])
                 if first[0] is not cand and first[1] < first[0].declared:
                     where = f"section '{first[0].spec.id}' {where}"

@@ -293,15 +293,12 @@ class Fitter:
     def _history_start(self, p: Placed, align: bool = True) -> None:
         """Drop the oldest kept turns of a history until it starts on a multiple of `step`
         (when `align`: cache-aware trimming moves the start only in steps) and, on wires whose
-        conversation must open with the user (anthropic, gemini), on a user turn; when no
-        kept turn is both, the first kept user turn (a payload the provider accepts wins)."""
+        conversation must open with the user (anthropic, gemini), on a user turn; no kept
+        turn is both: the history is dropped."""
         step = p.spec.step if align else 1
         items = p.cand.items or ()
         user_first = self.wire.user_first
-        kept = sorted(p.kept)
-        start = next((i for i in kept if i % step == 0 and (not user_first or items[i].get("role") == "user")), None)
-        if start is None and user_first:
-            start = next((i for i in kept if items[i].get("role") == "user"), None)
+        start = next((i for i in sorted(p.kept) if i % step == 0 and (not user_first or items[i].get("role") == "user")), None)
         p.kept = [] if start is None else [i for i in p.kept if i >= start]
 
     def _truncate(self, p: Placed, room: int) -> bool:
