@@ -236,6 +236,28 @@ def test_text_is_exactly_the_prompt(project):
     assert r.output == _api_request(project).text
 
 
+def test_text_keeps_escape_sequences_from_the_state(project):
+    # click.echo strips ANSI escapes when stdout is not a terminal; the prompt must not change
+    # (the state file writes ESC as YAML's double-quoted escape \e)
+    state = (project / "state.yaml").read_text(encoding="utf-8")
+    (project / "state.yaml").write_text(state.replace("Login fails", "\\e[31mLogin\\e[0m fails"), encoding="utf-8")
+    r = run("render", "triage", "--state", "state.yaml", "--format", "text")
+    assert r.exit_code == 0, r.output
+    assert "\x1b[31mLogin\x1b[0m fails" in r.output
+    assert r.output == _api_request(project).text
+
+
+def test_pretty_shows_control_characters_from_the_state_visibly(project):
+    # a preview is for review: an escape sequence or a bidi override from the state must not
+    # act on the terminal (hide or reorder text), it is shown as an escape
+    state = (project / "state.yaml").read_text(encoding="utf-8")
+    (project / "state.yaml").write_text(state.replace("Login fails", "\\e[8mLogin\\u202e fails\\0"), encoding="utf-8")
+    r = run("render", "triage", "--state", "state.yaml")
+    assert r.exit_code == 0, r.output
+    assert "\\x1b[8mLogin\\u202e fails\\x00" in r.output
+    assert not any(ch in r.output for ch in "\x1b\u202e\x00")
+
+
 def test_state_is_data_never_template_source(project):
     r = run("render", "triage", "--state", "state.yaml", "--format", "text")
     assert "Login fails with {{ 7*7 }} in the password" in r.output

@@ -90,6 +90,68 @@ def test_tool_names_must_be_unique(rt):
         rt.render("shelf", {"tools": [{"name": "x"}, {"name": "y"}, {"name": "x"}]})
 
 
+def test_tool_names_are_unique_across_sections():
+    """Two tools sections (declared message tools, the state's app tools) send their
+    declarations side by side: a state tool may not take a declared tool's name."""
+    from providers_support import runtime, state
+
+    chat = state("companion-chat.state.yaml")
+    chat["tools"] = [dict(chat["tools"][0], name="message_send")]
+    for provider in ("openai", "anthropic", "text"):
+        with pytest.raises(StateError) as err:
+            runtime().render("companion-chat", chat, provider=provider)
+        assert err.value.errors == (
+            ("state.tools[0].name", "repeats the name 'message_send' of section 'message_tools' declare[0]; tool names must be unique"),
+        )
+
+
+FINISHER = """\
+kind: role
+id: finisher
+tool_mode: native
+output: done
+inputs:
+  type: object
+  properties:
+    tools: {type: array, items: {type: object}}
+sections:
+  - id: task
+    text: Do the work, then call finish.
+  - id: tools
+    tools: tools
+  - id: format
+    output: true
+  - id: go
+    text: Go.
+    message: user
+"""
+DONE = """\
+kind: output
+id: done
+style: return_call
+return_tool: {name: finish, description: Report the result.}
+outputs: [{name: ok, type: boolean, required: true}]
+"""
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_a_state_tool_may_not_take_the_return_tools_name(tmp_path: Path, provider):
+    # return_call with tool_mode native declares `finish` natively beside the state's tools
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "finisher.yaml").write_text(FINISHER)
+    (tmp_path / "prompts" / "done.yaml").write_text(DONE)
+    promptmill.compile(tmp_path)
+    rt = promptmill.load(tmp_path / "build")
+    finish = {"name": "finish", "description": "mine", "parameters": {"type": "object", "properties": {}}}
+    with pytest.raises(StateError) as err:
+        rt.render("finisher", {"tools": [finish]}, provider=provider)
+    assert err.value.errors == (
+        ("state.tools[0].name", "repeats the name 'finish' of the return tool of output contract 'done'; tool names must be unique"),
+    )
+    names = [t["name"] for t in rt.render("finisher", {"tools": [dict(finish, name="other")]}, provider="anthropic").to_anthropic()["tools"]]
+    assert names == ["other", "finish"]
+
+
 def test_absent_optional_inputs_are_their_schema_default_else_nothing(tmp_path: Path):
     # README (Templates): an optional input left out of the state is its `default`, else None (printed as nothing)
     (tmp_path / "prompts").mkdir()
@@ -121,3 +183,24 @@ def test_an_absent_optional_key_of_an_object_fails_with_a_hint_to_guard_it(tmp_p
     assert err.value.code == "PM820"
     assert "dict has no key or attribute 'risk'" in err.value.message
     assert err.value.hint is not None and "is defined" in err.value.hint and "default(" in err.value.hint
+
+
+def test_undeclared_state_keys_do_not_shadow_template_globals(tmp_path: Path):
+    """A state may carry keys the role does not declare; one named `range` or `dict`
+    must not replace the sandbox's functions of that name."""
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs:\n  type: object\n  properties:\n    n: {type: integer}\n"
+        "sections:\n  - {id: a, template: '{% for i in range(n) %}{{ i }}{% endfor %} {{ dict(a=1).a }}'}\n"
+    )
+    promptmill.compile(tmp_path)
+    rt = promptmill.load(tmp_path / "build")
+    assert rt.render("r", {"n": 3}).text == "012 1"
+    assert rt.render("r", {"n": 3, "range": "abc", "dict": None}).text == "012 1"
+
+
+def test_the_globals_fill_protects_are_the_sandboxs():
+    from promptmill.fill import SANDBOX_GLOBALS
+    from promptmill.sandbox import compile_template
+
+    assert set(compile_template("{{ x }}").globals) == SANDBOX_GLOBALS

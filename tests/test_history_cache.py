@@ -100,3 +100,54 @@ def test_repair_keeps_the_step_alignment(rt):
     placed = Placed(cand, status="trimmed", kept=[19, 18, 17, 16], order_key=1)
     Fitter(prepared, get_wire("openai"), 100, {})._remove_last([placed])
     assert placed.kept == [] and placed.status == "dropped"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    roles=st.lists(st.sampled_from(["user", "assistant"]), min_size=1, max_size=30),
+    step=st.sampled_from(STEPS),
+    budget=st.integers(min_value=20, max_value=400),
+    provider=st.sampled_from(["anthropic", "gemini"]),
+)
+def test_trimmed_history_opens_with_a_user_turn_where_the_provider_needs_it(rt, roles, step, budget, provider):
+    """Anthropic and Gemini refuse a conversation that opens with an assistant turn: a
+    history that starts with the user must still do so after trimming, whatever the budget,
+    and still start on a multiple of `step`."""
+    roles[0] = "user"
+    history = [{"role": r, "content": f"turn {i} says something"} for i, r in enumerate(roles)]
+    try:
+        req = rt.render(f"chat-{step}", {"history": history, "message": "next?"}, budget=budget, provider=provider)
+    except BudgetError:
+        return
+    req.to_payload()  # PM842 when the first message is from the assistant
+    kept = req.section("history").items_kept
+    assert req.tokens <= req.budget
+    if kept:
+        assert roles[kept[0]] == "user"
+        assert list(kept) == list(range(kept[0], len(history)))
+        if req.section("history").items_dropped:
+            assert kept[0] % step == 0, (kept, step)
+
+
+def test_trimmed_history_on_the_shipped_chat_role_always_renders_for_anthropic_and_gemini():
+    from providers_support import runtime, state
+
+    chat = state("companion-chat.state.yaml")
+    pattern = ["user", "assistant", "user", "user", "assistant"]  # a group chat: users talk in a row
+    chat["history"] = [{"role": pattern[i % 5], "content": f"turn {i} " + "words " * 20} for i in range(60)]
+    for provider in ("anthropic", "gemini"):
+        for budget in range(700, 3000, 100):
+            req = runtime().render("companion-chat", chat, provider=provider, budget=budget)
+            first = next(m for m in req.to_payload()["messages" if provider == "anthropic" else "contents"])
+            assert first["role"] == "user", (provider, budget)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_a_blank_first_turn_does_not_leave_an_assistant_turn_first(rt, provider):
+    # blank turns are skipped; the turn after a skipped user turn may be the assistant's
+    history = [{"role": "user", "content": " \n"}, {"role": "assistant", "content": "hello"}, {"role": "user", "content": "hi"}]
+    req = rt.render("chat-1", {"history": history, "message": "next?"}, provider=provider)
+    req.to_payload()
+    assert req.section("history").items_kept == (2,)
+    openai = rt.render("chat-1", {"history": history, "message": "next?"}, provider="openai")
+    assert openai.section("history").items_kept == (1, 2)  # openai accepts an assistant turn first

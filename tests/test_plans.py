@@ -65,3 +65,18 @@ def test_plan_output_equals_jinja(entry, index):
         return
     if got is not None:
         assert got == expected
+
+
+def test_an_integer_python_will_not_print_defers_to_jinja():
+    """str() refuses ints of more than 4300 digits (sys.int_info.default_max_str_digits);
+    the plan defers, and the render fails with PM820 instead of a ValueError."""
+    from promptmill.errors import PromptmillError
+    from providers_support import runtime, state
+
+    big = 10**5000
+    assert run_plan(build_plan("{{ e.n }} minutes"), {"e": {"n": big}}) is None
+    beat = dict(state("companion-beat.state.yaml"), idle_minutes=big)
+    with pytest.raises(PromptmillError) as err:
+        runtime().render("companion-beat", beat)
+    assert err.value.code == "PM820"
+    assert run_plan(build_plan("{{ e.n }}"), {"e": {"n": 10**4000}}) == str(10**4000)

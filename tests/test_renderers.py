@@ -198,9 +198,11 @@ def test_a_request_refuses_another_provider():
     assert err.value.code == "PM841"
 
 
-def test_unknown_provider_lists_the_valid_ones():
+@pytest.mark.parametrize("name", ["mistral", "", "OpenAI"])
+def test_unknown_provider_lists_the_valid_ones(name):
+    # "" is not "the role's provider" (that is None): an empty setting must not pass silently
     with pytest.raises(ProviderError) as err:
-        runtime().render("executor", state("executor.state.yaml"), provider="mistral")
+        runtime().render("executor", state("executor.state.yaml"), provider=name)
     assert err.value.code == "PM840"
     assert "text, live, openai, anthropic, gemini" in err.value.hint
 

@@ -165,7 +165,7 @@ def test_not_a_reply_type(replanner):
 def test_deeply_nested_reply_is_refused_not_a_recursion_error(replanner):
     with pytest.raises(ReplyError) as err:
         replanner.parse_reply("[" * 100_000 + "]" * 100_000)
-    assert err.value.code == "PM860"
+    assert err.value.code == "PM862"  # the depth limit (docs/limits.md), not a RecursionError
     assert "nested too deeply" in str(err.value)
 
 
@@ -186,3 +186,79 @@ def test_a_number_with_too_many_digits_is_named(replanner):
 )
 def test_find_json_prefers_the_expected_shape(text, expected, data):
     assert find_json(text, expected) == data
+
+
+FREE_FORM = """\
+kind: role
+id: scorer
+description: Scores one answer.
+output: score
+budget: {max_tokens: 1000, reserve: 100}
+sections:
+  - id: task
+    text: Score the answer.
+  - id: format
+    output: true
+"""
+SCORE = """\
+kind: output
+id: score
+style: json
+schema:
+  type: object
+  required: [confidence]
+  properties:
+    confidence: {type: number}
+    notes: {}
+"""
+
+
+@pytest.fixture(scope="module")
+def scorer(tmp_path_factory):
+    root = tmp_path_factory.mktemp("scorer")
+    (root / "prompts").mkdir()
+    (root / "prompts" / "scorer.yaml").write_text(FREE_FORM, encoding="utf-8")
+    (root / "prompts" / "score.yaml").write_text(SCORE, encoding="utf-8")
+    rt, _ = build_in_memory(root)
+    return rt.render("scorer", {})
+
+
+@pytest.mark.parametrize(
+    ("reply", "code", "path"),
+    [
+        ('{"confidence": 1e999}', "PM860", "reply.confidence"),  # parses to inf: not JSON data
+        ('{"confidence": -1e400}', "PM860", "reply.confidence"),
+        ({"confidence": float("inf")}, "PM860", "reply.confidence"),
+        ({"confidence": float("nan")}, "PM860", "reply.confidence"),
+        ('{"confidence": 0.5, "notes": "a \\udc00 b"}', "PM860", "reply.notes"),
+        ('{"confidence": 0.5, "notes": {"\\ud800": 1}}', "PM860", "reply.notes"),
+        ({"confidence": 0.5, "notes": {"when": object()}}, "PM860", "reply.notes.when"),
+        ({"confidence": 10**5000}, "PM860", None),  # Python will not print an int of more than 4300 digits
+        ('{"confidence": ' + "1" * 5000 + "}", "PM860", None),
+        ('{"confidence": 0.5, "notes": ' + "[" * 500 + "]" * 500 + "}", "PM862", "reply.notes" + "[0]" * 127),
+        ('{"confidence": 0.5, "notes": ' + "[" * 50_000 + "]" * 50_000 + "}", "PM862", "reply"),
+        ("Sure: " + "[" * 50_000, "PM860", None),  # cut off, however deep
+    ],
+)
+def test_replies_that_are_not_json_data_are_refused(scorer, reply, code, path):
+    with pytest.raises(ReplyError) as err:
+        scorer.parse_reply(reply)
+    assert err.value.code == code, str(err.value)
+    if path is not None:
+        assert [p for p, _ in err.value.errors] == [path], str(err.value)
+    assert err.value.summary in err.value.repair_message()
+
+
+def test_deeply_nested_dict_reply_is_refused_not_a_crash(scorer):
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ReplyError) as err:
+        scorer.parse_reply({"confidence": 0.5, "notes": deep})
+    assert err.value.code == "PM862"
+
+
+def test_free_form_reply_within_the_limits(scorer):
+    notes = {"tags": ["a", "é", "😀"], "nested": [[[[{"x": None}]]]], "big": 10**40, "tiny": 1e-300}
+    assert scorer.parse_reply({"confidence": 0.5, "notes": notes}) == {"confidence": 0.5, "notes": notes}
+    assert scorer.parse_reply('{"confidence": 1e308}') == {"confidence": 1e308}

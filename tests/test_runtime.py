@@ -211,3 +211,12 @@ def test_a_render_time_budget_keeps_the_margin_of_estimated_providers(build):
     # exact providers have no margin: the render-time budget is the limit
     text = rt.render("notes", state, budget=1000)
     assert (text.budget, text.margin_tokens, text.tokens) == (1000, 0, get_tokenizer("o200k_base").count(text.text))
+
+
+@pytest.mark.parametrize("cache_chars", [None, "8000000", 1.5, True, -1])
+def test_cache_size_must_be_a_whole_number(build, cache_chars):
+    # a wrong type used to pass load() and fail inside the first render with a TypeError
+    with pytest.raises(promptmill.ConfigError) as err:
+        promptmill.load(build, cache_chars=cache_chars)
+    assert err.value.code == "PM010" and "cache_chars" in str(err.value)
+    assert promptmill.load(build, cache_chars=0).render("notes", {"topic": "x"}).text

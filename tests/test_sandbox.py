@@ -234,3 +234,15 @@ def test_runtime_modules_do_not_import_compile_time_packages() -> None:
     )
     env_path = str(Path(__file__).parents[1] / "compiler")
     subprocess.run([sys.executable, "-c", code], check=True, env={"PYTHONPATH": env_path})
+
+
+def test_a_str_subclass_prints_as_its_text():
+    """A state built with Python enums (`class Kind(str, Enum)`) validates as strings; it
+    must print as the string too, not as `Kind.DECISION` (str() of a str-mixin enum)."""
+    import enum
+
+    class Kind(str, enum.Enum):  # noqa: UP042 (a StrEnum already prints its value; the mixin does not)
+        DECISION = "decision"
+
+    assert render(compile_template("- [{{ k }}] {{ k | upper }}"), {"k": Kind.DECISION}) == "- [decision] DECISION"
+    assert render(compile_template("{% for k in ks %}{{ k }};{% endfor %}"), {"ks": [Kind.DECISION]}) == "decision;"

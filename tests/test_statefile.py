@@ -50,3 +50,12 @@ def test_syntax_errors_say_where(tmp_path):
     path.write_text('{\n  "a": 1,\n  "b": oops\n}')
     with pytest.raises(PromptmillError, match=r"s\.json:3:8: "):
         read_state(path)
+
+
+def test_a_tag_in_a_state_file_is_explained_for_state_too(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("task: !!binary aGVsbG8=\n", encoding="utf-8")
+    with pytest.raises(PromptmillError) as err:
+        read_state(path)
+    assert err.value.code == "PM813"
+    assert "render states are plain data" in str(err.value)

@@ -74,6 +74,40 @@ def test_truncate_respects_token_count(name, keep):
     assert tok.truncate(text, 10**6, keep) == text
 
 
+CLUSTERS = [
+    "e\u0301\u0301a\u0308o\u0323\u0302 ",  # letters with combining marks
+    "👨\u200d👩\u200d👧\u200d👦🏳\ufe0f\u200d🌈👍🏽 ",  # ZWJ sequences, a variation selector, a skin tone
+    "क्षत्रिय ",  # Devanagari: virama and vowel signs
+]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base", "approx"])
+@pytest.mark.parametrize("keep", ["head", "tail"])
+@pytest.mark.parametrize("unit", CLUSTERS, ids=["combining", "emoji", "devanagari"])
+def test_truncate_never_splits_a_character_cluster(name, keep, unit):
+    """A cut never leaves a base letter without its marks, a mark without its base, or a
+    dangling zero-width joiner: 'é' does not become 'e', a family emoji not a lone man."""
+    import unicodedata
+
+    tok = get_tokenizer(name)
+    text = unit * 30
+
+    def extends(ch: str) -> bool:
+        return unicodedata.category(ch) in ("Mn", "Me", "Mc") or ch in "\u200d\ufe0f" or "\U0001f3fb" <= ch <= "\U0001f3ff"
+
+    for n in range(1, 60):
+        cut = tok.truncate(text, n, keep)
+        assert tok.count(cut) <= n or (name != "approx" and tok.count(cut) <= n + 1)
+        if keep == "head":
+            assert text.startswith(cut)
+            rest = text[len(cut):]
+            assert not (rest and cut and (extends(rest[0]) or cut[-1] == "\u200d")), (n, cut[-6:], rest[:3])
+        else:
+            assert text.endswith(cut)
+            before = text[: len(text) - len(cut)]
+            assert not (before and cut and (extends(cut[0]) or before[-1] == "\u200d")), (n, before[-3:], cut[:6])
+
+
 def test_approx_is_marked_inexact():
     tok = get_tokenizer("approx")
     assert tok.exact is False

@@ -226,7 +226,9 @@ def render(role: str, state_file: str | None, budget: int | None, fmt: str, prov
     runtime = _runtime(project, build)
     req = runtime.render(role, state, budget=budget, provider=provider, event=event)
     text, newline = _render_output(req, fmt, _color(sys.stdout))
-    click.echo(text, nl=newline)
+    # click.echo strips ANSI escapes when stdout is not a terminal: `text` is the prompt
+    # itself, escapes from the state included (the other formats escape them or are for eyes)
+    click.echo(text, nl=newline, color=True if fmt == "text" else None)
 
 
 @main.command()

@@ -24,6 +24,7 @@ from .statecheck import check_state_data
 from .validate import Validator
 
 MISSING = object()
+SANDBOX_GLOBALS = frozenset({"range", "dict"})  # promptmill.sandbox's template globals
 
 
 def strip_text(text: str) -> str:
@@ -114,6 +115,8 @@ class PreparedRole:
         """Template variables: declared inputs (absent optional ones as their default or None)."""
         ctx = dict(self.defaults)
         ctx.update(state)
+        for name in SANDBOX_GLOBALS.intersection(state).difference(self.declared):
+            del ctx[name]  # an undeclared state key must not shadow `range` or `dict`
         return ctx
 
     def render(self, section: Section, ctx: Mapping[str, Any], item: Any = MISSING, where: Any = None) -> str:
@@ -181,25 +184,32 @@ def make_candidate(
             items = [*spec.declared, *items]
             cand.declared = len(spec.declared)
         cand.items = items
-        if spec.kind == "tools":
-            _unique_tool_names(cand)
         cand.order = item_order(spec, items)
     return cand
 
 
-def _unique_tool_names(cand: Candidate) -> None:
-    """Providers refuse two tools of one name: a state tool may not repeat a declared one, or another."""
-    seen: dict[str, int] = {}
-    for i, item in enumerate(cand.items or ()):
-        name = item.get("name") if isinstance(item, Mapping) else None
-        if not isinstance(name, str):
-            continue  # reported when the item is offered
-        first = seen.setdefault(name, i)
-        if first != i:
-            raise StateError("", [(
-                cand.item_where(i) + ".name",
-                f"repeats the name '{name}' of {cand.item_where(first)}; tool names must be unique",
-            )])
+def unique_tool_names(cands: list[Candidate], reserved: Mapping[str, str]) -> None:
+    """Providers refuse two tools of one name: a state tool may not repeat a declared one, another
+    state tool, one of another tools section, or a `reserved` name (name -> what holds it:
+    the output contract's return tool)."""
+    seen: dict[str, tuple[Candidate, int]] = {}
+    for cand in cands:
+        if cand.spec.kind != "tools":
+            continue
+        for i, item in enumerate(cand.items or ()):
+            name = item.get("name") if isinstance(item, Mapping) else None
+            if not isinstance(name, str):
+                continue  # reported when the item is offered
+            first = seen.setdefault(name, (cand, i))
+            if name in reserved:
+                where = reserved[name]
+            elif first[0] is not cand or first[1] != i:
+                where = first[0].item_where(first[1])
+                if first[0] is not cand and first[1] < first[0].declared:
+                    where = f"section '{first[0].spec.id}' {where}"
+            else:
+                continue
+            raise StateError("", [(cand.item_where(i) + ".name", f"repeats the name '{name}' of {where}; tool names must be unique")])
 
 
 def item_order(spec: Section, items: list) -> list[int]:

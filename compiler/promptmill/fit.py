@@ -23,7 +23,6 @@ structured-return tool and a native contract's schema are fixed costs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -277,11 +276,8 @@ class Fitter:
                 continue
             fits_all = False
             break
-        if spec.kind == "history" and spec.step > 1 and not fits_all and p.kept:
-            # cache-aware trimming: the oldest kept turn moves only in steps of `step`
-            oldest = min(p.kept)
-            aligned = math.ceil(oldest / spec.step) * spec.step
-            p.kept = [i for i in p.kept if i >= aligned]
+        if spec.kind == "history" and p.kept and (not fits_all or (self.wire.user_first and min(p.kept) > 0)):
+            self._history_start(p, align=not fits_all)  # trimmed, or blank turns skipped at the start
         n = len(cand.items or ())
         if not p.kept:
             p.status = "empty" if fits_all else "dropped"
@@ -293,6 +289,17 @@ class Fitter:
         if p.kept:
             open_roles.add(self._role_key(p))
         return used, fits_all
+
+    def _history_start(self, p: Placed, align: bool = True) -> None:
+        """Drop the oldest kept turns of a history until it starts on a multiple of `step`
+        (when `align`: cache-aware trimming moves the start only in steps) and, on wires whose
+        conversation must open with the user (anthropic, gemini), on a user turn; no kept
+        turn is both: the history is dropped."""
+        step = p.spec.step if align else 1
+        items = p.cand.items or ()
+        user_first = self.wire.user_first
+        start = next((i for i in sorted(p.kept) if i % step == 0 and (not user_first or items[i].get("role") == "user")), None)
+        p.kept = [] if start is None else [i for i in p.kept if i >= start]
 
     def _truncate(self, p: Placed, room: int) -> bool:
         spec = p.spec
@@ -388,9 +395,8 @@ class Fitter:
         last = max(candidates, key=lambda p: p.order_key)
         if last.is_list and len(last.kept) > 1:
             last.kept.pop()
-            step = last.spec.step if last.spec.kind == "history" else 1
-            while step > 1 and last.kept and min(last.kept) % step:
-                last.kept.pop()  # keep the oldest kept turn on a multiple of `step`
+            if last.spec.kind == "history":
+                self._history_start(last)
             if not last.kept:
                 last.status, last.reason = "dropped", "does not fit the budget left"
                 return

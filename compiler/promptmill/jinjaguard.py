@@ -179,7 +179,8 @@ def produce(value: Any) -> Any:
     if budget is None:  # constant folding at compile time: nothing to count
         return value
     if isinstance(value, str):
-        text = value
+        # a str subclass (a `class Kind(str, Enum)` member) prints as its text, not as Kind.X
+        text = value if type(value) is str else str.__str__(value)
     else:
         weigh(value)
         text = str(value)

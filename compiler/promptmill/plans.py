@@ -128,7 +128,10 @@ def run_plan(plan: Plan, context: Mapping[str, Any], outer: Mapping[str, Any] | 
             elif type(obj) not in (int, float, bool):
                 return None  # lists and mappings: Jinja weighs them before printing
             else:
-                obj = str(obj)
+                try:
+                    obj = str(obj)
+                except ValueError:  # an int of more than 4300 digits: Jinja reports it (PM820)
+                    return None
         out.append(obj)
     return "".join(out)
 

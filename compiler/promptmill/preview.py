@@ -26,6 +26,18 @@ RENDER_FORMAT_VERSION = 1
 _COLORS = {"kept": "32", "trimmed": "33", "truncated": "33", "dropped": "31", "empty": "90", "skipped": "90"}
 
 
+# control characters (tab aside) and bidirectional overrides: shown as escapes, so text from
+# the state cannot move the cursor, hide itself or reorder a line of the preview
+_INVISIBLE = {
+    **{c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0)]},
+    **{c: f"\\u{c:04x}" for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]},
+}
+
+
+def _visible(line: str) -> str:
+    return line if line.isprintable() else line.translate(_INVISIBLE)
+
+
 def _c(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
@@ -88,7 +100,7 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
             dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
         if show_text and s.present:
             for text_line in s.text.splitlines():
-                out.append(_c("    │ ", "90", color) + text_line)
+                out.append(_c("    │ ", "90", color) + _visible(text_line))
     out.append("")
     out.append("dropped: " + ("; ".join(dropped) if dropped else "nothing"))
     if req.events:

@@ -32,12 +32,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .bundle import Contract
-from .errors import ReplyError
+from .errors import ReplyError, StateError
 from .replychecks import run_checks
 from .request import PromptRequest
+from .statecheck import MAX_STATE_DEPTH, check_state_data
 from .validate import Validator
 
 MAX_REPLY_CHARS = 1_000_000
+MAX_REPLY_DEPTH = MAX_STATE_DEPTH  # a reply is held to the render state's limits (it often becomes state)
 MAX_CANDIDATES = 20
 MAX_MESSAGE = 200  # characters of one failure message (they quote the offending value)
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n(.*?)(```|\Z)", re.S)
@@ -74,6 +76,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict:
 def _loads(text: str, offset: int) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_pairs)
+    except RecursionError:
+        raise ReplyError(
+            "the reply's JSON is nested too deeply", [("reply", f"is nested more than {MAX_REPLY_DEPTH} levels deep")], code="PM862",
+        ) from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             end = len(text.rstrip())
@@ -208,6 +214,19 @@ def _allows_null(schema: Mapping) -> bool:
     return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in (schema.get("enum") or ())
 
 
+def _check_data(data: Any, contract: Contract, retry: str) -> None:
+    """Refuse a reply that is not JSON data a render state could hold: PM860 for a value
+    JSON cannot carry (an overflowing number such as 1e999, a lone surrogate, an object),
+    PM862 for more than MAX_REPLY_DEPTH levels of nesting."""
+    try:
+        check_state_data(data)
+    except StateError as exc:
+        too_big = exc.code == "PM812"
+        summary = "the reply is too large or nested too deeply" if too_big else "the reply is not JSON data"
+        errors = [("reply" + path.removeprefix("state"), message) for path, message in exc.errors]
+        raise ReplyError(summary, errors, code="PM862" if too_big else "PM860", contract=contract.id, instruction=retry) from None
+
+
 def _shorten(message: str) -> str:
     """A failure message cut in the middle when it quotes a long value (the end says what failed)."""
     if len(message) <= MAX_MESSAGE:
@@ -234,7 +253,11 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         raise ReplyError(f"role '{req.role}' has no output contract, so there is nothing to check the reply against", code="PM864")
     retry = _retry(contract)
     if isinstance(reply, (Mapping, list)):
-        size = len(json.dumps(reply, ensure_ascii=False, default=str))
+        _check_data(reply, contract, retry)
+        try:
+            size = len(json.dumps(reply, ensure_ascii=False, default=str))
+        except ValueError as exc:  # an int of more than 4300 digits, which Python will not print
+            raise ReplyError(f"the reply is not JSON data: {exc}", code="PM860", contract=contract.id, instruction=retry) from None
         data: Any = reply
     elif isinstance(reply, str):
         size = len(reply)
@@ -247,7 +270,8 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         try:
             data = find_json(reply, json_shape(contract.schema))
         except ReplyError as exc:
-            raise ReplyError(exc.summary, code=exc.code, contract=contract.id, instruction=retry) from None
+            raise ReplyError(exc.summary, exc.errors, code=exc.code, contract=contract.id, instruction=retry) from None
+        _check_data(data, contract, retry)
     if req.provider == "openai" and contract.style == "native" and (contract.native or {}).get("openai_strict") is not None:
         data = strip_added_nulls(data, contract.schema)
     errors = [(p, _shorten(m)) for p, m in _validator(contract).errors(data, root="reply")]

@@ -27,11 +27,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import conditions
+from . import conditions, tooldecl
 from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
 from .counting import CountCache, Counter
-from .errors import BudgetError, BuildError, PromptmillError, StateError, UnknownRoleError
-from .fill import PreparedRole, make_candidate
+from .errors import (
+    BudgetError,
+    BuildError,
+    ConfigError,
+    PromptmillError,
+    StateError,
+    UnknownRoleError,
+)
+from .fill import PreparedRole, make_candidate, unique_tool_names
 from .fit import Fitter
 from .itemmemo import ItemMemo
 from .request import PromptRequest
@@ -85,6 +92,8 @@ class Runtime:
         manifest: Manifest | None = None,
         cache_chars: int = CACHE_CHARS,
     ):
+        if isinstance(cache_chars, bool) or not isinstance(cache_chars, int) or cache_chars < 0:
+            raise ConfigError(f"cache_chars must be a whole number of characters, 0 or more; got {cache_chars!r}", code="PM010")
         self._bundles = dict(bundles)
         self.base_dir = base_dir
         self.manifest = manifest
@@ -196,7 +205,7 @@ class Runtime:
         """
         prepared = self.prepared(role)
         bundle = prepared.bundle
-        wire = get_wire(provider or bundle.provider)
+        wire = get_wire(bundle.provider if provider is None else provider)
         if event not in EVENTS:
             raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")
         state = {} if state is None else state
@@ -223,12 +232,26 @@ class Runtime:
                     skipped.append(spec)
                     continue
                 cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            if any(c.spec.kind == "tools" for c in cands):
+                unique_tool_names(cands, self._reserved_tools(bundle, wire.name))
             result = Fitter(prepared, wire, limit, ctx).fit(cands)
         except StateError as exc:
             if exc.role:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
         return summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+
+    @staticmethod
+    def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:
+        """Tool names the output contract takes: its return tool, where it is sent natively
+        or (return_call) where the prompt tells the model to call it."""
+        contract = bundle.output
+        if contract is None or contract.style not in ("return_call", "native"):
+            return {}
+        names = [t["name"] for t in tooldecl.extra_tools(contract, wire, bundle.tool_mode)]
+        if contract.style == "return_call":
+            names.append(tooldecl.return_tool(contract)["name"])
+        return {name: f"the return tool of output contract '{contract.id}'" for name in names}
 
     def _budget(self, bundle: RoleBundle, wire, budget: int | None) -> tuple[int, dict[str, str], int]:
         b = bundle.budget

@@ -53,7 +53,8 @@ class Tokenizer(Protocol):
     def count(self, text: str) -> int: ...
     def truncate(self, text: str, n: int, keep: str = "head") -> str:
         """At most `n` tokens of `text`, cut at a token boundary: the start
-        (`keep="head"`) or the end (`keep="tail"`); never a split character."""
+        (`keep="head"`) or the end (`keep="tail"`); never a split character or
+        character cluster (see `whole_clusters`)."""
         ...
     def hard_join(self, left: str, right: str) -> bool:
         """True when no token can span the join of char `left` and char `right`."""
@@ -92,8 +93,10 @@ class TiktokenTokenizer:
         # A token may end (head) or start (tail) inside a UTF-8 sequence: drop the
         # partial character rather than emit a replacement character.
         if keep == "head":
-            return raw.decode("utf-8", errors="ignore") if _partial_end(raw) else raw.decode("utf-8", errors="replace")
-        return raw.decode("utf-8", errors="ignore") if _partial_start(raw) else raw.decode("utf-8", errors="replace")
+            cut = raw.decode("utf-8", errors="ignore") if _partial_end(raw) else raw.decode("utf-8", errors="replace")
+        else:
+            cut = raw.decode("utf-8", errors="ignore") if _partial_start(raw) else raw.decode("utf-8", errors="replace")
+        return whole_clusters(text, cut, keep)
 
     def hard_join(self, left: str, right: str) -> bool:
         # Rules proven against o200k_base and cl100k_base pre-tokenisation; see
@@ -124,7 +127,7 @@ class ApproxTokenizer:
         chars = max(0, n) * self.chars_per_token
         if chars >= len(text):
             return text
-        return text[:chars] if keep == "head" else text[len(text) - chars :]
+        return whole_clusters(text, text[:chars] if keep == "head" else text[len(text) - chars :], keep)
 
     def hard_join(self, left: str, right: str) -> bool:
         return False
@@ -161,11 +164,38 @@ class HFTokenizer:
         if n <= 0:
             return ""
         if keep == "head":
-            return text[: enc.offsets[n - 1][1]]
-        return text[enc.offsets[len(enc.ids) - n][0] :]
+            return whole_clusters(text, text[: enc.offsets[n - 1][1]], keep)
+        return whole_clusters(text, text[enc.offsets[len(enc.ids) - n][0] :], keep)
 
     def hard_join(self, left: str, right: str) -> bool:
         return False
+
+
+def _extends(ch: str) -> bool:
+    """True when `ch` belongs to the character before it: a combining mark, a zero-width
+    joiner, a variation selector, an emoji skin tone or tag."""
+    return (
+        unicodedata.category(ch) in ("Mn", "Me", "Mc")
+        or ch == "\u200d"
+        or "\ufe00" <= ch <= "\ufe0f"
+        or "\U0001f3fb" <= ch <= "\U0001f3ff"
+        or "\U000e0020" <= ch <= "\U000e007f"
+    )
+
+
+def whole_clusters(text: str, cut: str, keep: str) -> str:
+    """`cut` (a prefix of `text` for keep="head", a suffix for "tail") shortened so the cut
+    does not split a character cluster: no letter without its marks ('é' is not cut to 'e'),
+    no mark without its letter, no emoji sequence left hanging on a zero-width joiner."""
+    if keep == "head":
+        end = len(cut)
+        while 0 < end < len(text) and (_extends(text[end]) or text[end - 1] == "\u200d"):
+            end -= 1
+        return cut[:end]
+    start = len(text) - len(cut)
+    while 0 < start < len(text) and (_extends(text[start]) or text[start - 1] == "\u200d"):
+        start += 1
+    return text[start:]
 
 
 def _partial_end(raw: bytes) -> bool:

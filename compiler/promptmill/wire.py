@@ -25,6 +25,7 @@ class Wire:
     system_first: bool = False  # every system section goes into the leading system field
     system_blocks: bool = False  # ...as two blocks: the stable prefix, then the rest (each counted as a message)
     history_messages: bool = False  # history turns are separate messages
+    user_first: bool = False  # the conversation must open with a user turn (a trimmed history starts on one)
     estimate: bool = False  # the provider's tokenizer is not the counting one
     default_margin: float = 0.0  # budget fraction held back when counts are estimates
 
@@ -41,11 +42,11 @@ WIRES: dict[str, Wire] = {
     # tokenizer and are estimates; a default 10% margin is held back.
     "anthropic": Wire(
         "anthropic", message_overhead=3, fixed_overhead=3, system_first=True, system_blocks=True, history_messages=True,
-        estimate=True, default_margin=0.1,
+        user_first=True, estimate=True, default_margin=0.1,
     ),
     "gemini": Wire(
         "gemini", message_overhead=3, fixed_overhead=3, system_first=True, system_blocks=True, history_messages=True,
-        estimate=True, default_margin=0.1,
+        user_first=True, estimate=True, default_margin=0.1,
     ),
 }
 

@@ -118,7 +118,7 @@ def resolve_tagged(tag: str, text: str) -> Any:
 
 def tag_problem(tag: str) -> tuple[str, str]:
     """The message and hint for a tag safe loading does not allow."""
-    hint = "remove the tag: templates are plain data (strings, numbers, booleans, null, lists, mappings)"
+    hint = "remove the tag: templates and render states are plain data (strings, numbers, booleans, null, lists, mappings)"
     if "python/" in tag:
         return (
             f"the tag '{short_tag(tag)}' would create a Python object; promptmill loads plain data only",
