@@ -85,8 +85,6 @@ def _loads(text: str, offset: int) -> Any:
             end = len(text.rstrip())
             raise _JSONProblem("", offset + end, cut=True) from None
         raise _JSONProblem(exc.msg, offset + exc.pos) from None
-    except RecursionError:
-        raise _JSONProblem("the JSON is nested too deeply", offset) from None
     except ValueError as exc:
         message = str(exc)
         if "integer string conversion" in message:  # Python's limit on digits of one integer
