@@ -220,3 +220,17 @@ def test_cache_size_must_be_a_whole_number(build, cache_chars):
         promptmill.load(build, cache_chars=cache_chars)
     assert err.value.code == "PM010" and "cache_chars" in str(err.value)
     assert promptmill.load(build, cache_chars=0).render("notes", {"topic": "x"}).text
+
+
+def test_any_mapping_is_a_state(build):
+    from collections import UserDict
+    from types import MappingProxyType
+
+    rt = promptmill.load(build)
+    state = {"topic": "tides", "facts": [{"text": "moon", "score": 1}]}
+    expected = rt.render("notes", state).text
+    assert rt.render("notes", MappingProxyType(state)).text == expected
+    assert rt.render("notes", UserDict(state)).text == expected
+    with pytest.raises(StateError) as err:  # inside the state, values are JSON data
+        rt.render("notes", {"topic": "tides", "facts": [MappingProxyType({"text": "moon", "score": 1})]})
+    assert "state.facts[0]" in str(err.value)

@@ -212,6 +212,8 @@ class Runtime:
         try:
             if not isinstance(state, Mapping):
                 raise StateError(role, [("state", f"must be a mapping, got {type(state).__name__}")])
+            if type(state) is not dict:
+                state = dict(state)  # any Mapping at the top (inside, values are JSON data: dicts and lists)
             limit, origins, margin_tokens = self._budget(bundle, wire, budget)
             if validate:
                 check_state_data(state, bundle.lazy_paths)
