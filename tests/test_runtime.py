@@ -191,8 +191,11 @@ def test_an_unknown_role_in_an_empty_build_says_the_build_has_no_roles(tmp_path)
     rt = pm.load(tmp_path / "build")
     with pytest.raises(pm.PromptmillError) as err:
         rt.render("base", {})
-    assert err.value.code == "PM802"
-    assert err.value.hint is not None and err.value.hint.startswith("the build holds no roles")
+    assert err.value.code == "PM802" and "'base' is abstract" in str(err.value)
+    assert err.value.hint == "the build holds no roles yet: add one with `extends: base` and compile"
+    with pytest.raises(pm.PromptmillError) as other:
+        rt.render("other", {})
+    assert other.value.hint is not None and other.value.hint.startswith("the build holds no roles")
 
 
 def test_a_render_time_budget_keeps_the_margin_of_estimated_providers(build):
@@ -234,3 +237,29 @@ def test_any_mapping_is_a_state(build):
     with pytest.raises(StateError) as err:  # inside the state, values are JSON data
         rt.render("notes", {"topic": "tides", "facts": [MappingProxyType({"text": "moon", "score": 1})]})
     assert "state.facts[0]" in str(err.value)
+
+
+def test_asking_for_an_abstract_role_says_it_is_abstract(tmp_path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "base.yaml").write_text(
+        "kind: role\nid: base\nabstract: true\nsections:\n  - id: a\n    text: Shared.\n"
+    )
+    (tmp_path / "prompts" / "child.yaml").write_text(
+        "kind: role\nid: child\nextends: base\nsections:\n  - id: b\n    text: Own.\n"
+    )
+    promptmill.compile(tmp_path)
+    from_build = promptmill.load(tmp_path / "build")
+    from_sources, _ = promptmill.api.build_in_memory(tmp_path)
+    for rt in (from_build, from_sources):
+        with pytest.raises(UnknownRoleError) as err:
+            rt.render("base")
+        assert err.value.code == "PM802" and "'base' is abstract" in str(err.value)
+        assert "render one of the roles: child" in str(err.value)
+        assert rt.roles == ["child"]
+    manifest = json.loads((tmp_path / "build" / "manifest.json").read_text())
+    assert manifest["abstract"] == ["base"]
+    manifest["abstract"] = "base"
+    (tmp_path / "build" / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BuildError) as bad:
+        promptmill.load(tmp_path / "build")
+    assert "abstract: expected a list of role ids" in str(bad.value)

@@ -159,6 +159,11 @@ def _roles(loaded: Loaded) -> list[Role]:
     ]
 
 
+def abstract_roles(loaded: Loaded) -> tuple[str, ...]:
+    """Ids of the project's abstract roles (never built: a runtime names them when asked for one)."""
+    return tuple(sorted(r.id for r in _roles(loaded) if r.abstract))
+
+
 RoleMemo = dict[str, tuple[str, RoleBundle | None, tuple[Diagnostic, ...]]]  # role id -> (dependency hash, bundle, diagnostics)
 
 
@@ -393,7 +398,10 @@ def _compile(path, project: Project, output, *, check: bool, force: bool) -> Com
         raise CompileError(all_diags)
     files, entries, tokenizers = _files_of(bundles, old, loaded.project, reused)
     inputs = {**loaded.inputs, **_tokenizer_inputs(loaded.project, set(tokenizers.values()))}
-    manifest = Manifest(entries, __version__, dict(sorted(inputs.items())), tokenizers, format_version=FORMAT_VERSION)
+    manifest = Manifest(
+        entries, __version__, dict(sorted(inputs.items())), tokenizers, format_version=FORMAT_VERSION,
+        abstract=abstract_roles(loaded),
+    )
     manifest_bytes = manifest.to_json().encode("utf-8")
     if check:
         stale = stale_files(build_dir, files, manifest_bytes)
@@ -414,7 +422,7 @@ def build_in_memory(path: str | os.PathLike[str] = "."):
     all_diags = sort_diagnostics(loaded.diagnostics + diags)
     if has_errors(all_diags):
         raise CompileError(all_diags)
-    return Runtime(bundles, base_dir=loaded.project.root), all_diags
+    return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
 
 
 class Workspace:
@@ -462,4 +470,4 @@ class Workspace:
         all_diags = sort_diagnostics(loaded.diagnostics + diags)
         if has_errors(all_diags):
             return None, all_diags
-        return Runtime(bundles, base_dir=loaded.project.root), all_diags
+        return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags

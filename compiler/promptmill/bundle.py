@@ -172,6 +172,7 @@ class Manifest:
     tokenizers: dict[str, str] = field(default_factory=dict)  # hf:<sha> -> relative path
     format: str = MANIFEST_FORMAT
     format_version: int = FORMAT_VERSION
+    abstract: tuple[str, ...] = ()  # abstract role ids (not built; named when someone asks to render one)
 
     def to_json(self) -> str:
         return dumps(_plain(self))
@@ -359,6 +360,10 @@ def manifest_from_dict(data: Any, where: str = "manifest.json") -> Manifest:
         }
     except (KeyError, TypeError, AttributeError) as exc:
         raise BuildError(f"{where}: malformed manifest ({exc!r})") from exc
+    abstract = d.get("abstract", [])
+    if not isinstance(abstract, list) or not all(isinstance(a, str) for a in abstract):
+        raise BuildError(f"{where}.abstract: expected a list of role ids", hint=_RECOMPILE)
+    d["abstract"] = tuple(abstract)
     return _build(Manifest, d, where)
 
 

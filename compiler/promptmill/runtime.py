@@ -23,7 +23,7 @@ import json
 import math
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -91,10 +91,12 @@ class Runtime:
         base_dir: Path | None = None,
         manifest: Manifest | None = None,
         cache_chars: int = CACHE_CHARS,
+        abstract: Iterable[str] = (),
     ):
         if isinstance(cache_chars, bool) or not isinstance(cache_chars, int) or cache_chars < 0:
             raise ConfigError(f"cache_chars must be a whole number of characters, 0 or more; got {cache_chars!r}", code="PM010")
         self._bundles = dict(bundles)
+        self._abstract = frozenset(manifest.abstract if manifest is not None else abstract)
         self.base_dir = base_dir
         self.manifest = manifest
         self.cache_chars = cache_chars
@@ -154,6 +156,12 @@ class Runtime:
 
     def bundle(self, role: str) -> RoleBundle:
         found = self._bundles.get(role)
+        if found is None and role in self._abstract:
+            raise UnknownRoleError(
+                f"role '{role}' is abstract: other roles extend it, it is never rendered itself",
+                code="PM802",
+                hint=_abstract_hint(role, self.roles),
+            )
         if found is None:
             close = difflib.get_close_matches(role, list(self._bundles), n=3, cutoff=0.5)
             raise UnknownRoleError(
@@ -273,6 +281,13 @@ class Runtime:
         # the margin holds back part of whichever budget applies: counts on this wire are estimates
         margin_tokens = math.ceil(room * margin)
         return room - margin_tokens, origins, margin_tokens
+
+
+def _abstract_hint(role: str, roles: list[str]) -> str:
+    """The hint of PM802 for an abstract role: the roles that can be rendered."""
+    if not roles:
+        return f"the build holds no roles yet: add one with `extends: {role}` and compile"
+    return "render one of the roles: " + ", ".join(roles[:20]) + (", ..." if len(roles) > 20 else "")
 
 
 def _role_hint(close: list[str], roles: list[str]) -> str:
