@@ -1,4 +1,4 @@
-"""The Python examples of README.md and docs/*.md run as printed, from the repository root.
+"""The examples of README.md and docs/*.md run as printed, from the repository root.
 
 Every ```python block of those pages is run by some test: the README tutorial by
 tests/test_tutorial.py, docs/errors.md by tests/test_errors_doc.py, blocks after
@@ -8,6 +8,11 @@ anthropic and google-genai SDKs; their base URLs point at a local server that
 answers like the provider (with the reply named in the marker,
 `<!-- run: the model replies FILE -->`, or "Hello!"), so the payloads go through
 each SDK's own request code without a network.
+
+Blocks of docs/preview.md and docs/library.md that start with `$ promptmill render`
+or `$ promptmill stats` are what the command prints; a `...` line stands for lines
+left out, `    │ ...` for more lines of a section's text. The provider table of
+docs/providers.md shows real token counts.
 """
 
 from __future__ import annotations
@@ -123,3 +128,71 @@ def test_python_block_runs_as_printed(code, reply_file, provider_url, monkeypatc
         exec(compile(code, "doc example", "exec"), {"__name__": "__doc_example__"})  # noqa: S102 - our own documentation
     if "client." in code:
         assert FakeProvider.bodies, "the example sent no request"
+
+
+# -- command output shown in docs/preview.md and docs/library.md -------------------------------
+
+SHOWN_COMMANDS = re.compile(r"^\$ (promptmill (?:render|stats)\b[^|]*?)(?: \| head -(\d+))?$")
+
+
+def command_blocks() -> list:
+    """(command, head lines or None, expected lines) for each fenced block starting `$ promptmill render|stats`."""
+    cases = []
+    for page in (ROOT / "docs" / "preview.md", ROOT / "docs" / "library.md"):
+        for block in page.read_text(encoding="utf-8").split("```")[1::2]:
+            lines = block.split("\n")[1:]
+            match = SHOWN_COMMANDS.match(lines[0]) if lines else None
+            if match and not any(line.startswith("$ ") for line in lines[1:]):
+                head = int(match.group(2)) if match.group(2) else None
+                cases.append(pytest.param(match.group(1), head, lines[1:], id=f"{page.name}:{match.group(1)}"))
+    return cases
+
+
+def elided(expected: list[str]) -> re.Pattern:
+    """A pattern for output shown with elisions: a `...` line stands for any lines, `    │ ...` for more text lines."""
+    parts = []
+    for line in expected:
+        if line.strip() == "...":
+            parts.append(r"(?:.*\n)*?")
+        elif line.endswith("│ ..."):
+            parts.append(rf"(?:{re.escape(line[:-3].rstrip())}.*\n)*?")
+        else:
+            parts.append(re.escape(line.rstrip()) + r"\n")
+    return re.compile("".join(parts))
+
+
+def test_the_pages_show_command_output():
+    assert len(command_blocks()) >= 5
+
+
+@pytest.mark.parametrize("command, head, expected", command_blocks())
+def test_shown_command_output_is_what_the_command_prints(command, head, expected, monkeypatch):
+    from click.testing import CliRunner
+
+    from promptmill.cli import main
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("NO_COLOR", "1")
+    result = CliRunner().invoke(main, command.split()[1:])
+    assert result.exit_code == 0, result.output
+    lines = [line.rstrip() for line in result.output.split("\n")]
+    out = "\n".join(lines[:head] if head else lines).rstrip("\n") + "\n"
+    while expected and not expected[-1].strip():
+        expected = expected[:-1]
+    assert elided(expected).fullmatch(out), f"$ {command}\n{out}"
+
+
+def test_the_provider_table_shows_real_counts():
+    """docs/providers.md: companion-chat's tokens / budget for each provider."""
+    import yaml
+
+    import promptmill
+
+    text = (ROOT / "docs" / "providers.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (openai|anthropic|gemini) \| (\d+) / (\d+) \|", text, re.M)
+    assert [r[0] for r in rows] == ["openai", "anthropic", "gemini"]
+    runtime = promptmill.load(ROOT / "build")
+    state = yaml.safe_load((ROOT / "prompts/examples/companion-chat.state.yaml").read_text(encoding="utf-8"))
+    for provider, tokens, budget in rows:
+        req = runtime.render("companion-chat", state, provider=provider)
+        assert (req.tokens, req.budget) == (int(tokens), int(budget)), provider
