@@ -196,3 +196,31 @@ def test_the_provider_table_shows_real_counts():
     for provider, tokens, budget in rows:
         req = runtime.render("companion-chat", state, provider=provider)
         assert (req.tokens, req.budget) == (int(tokens), int(budget)), provider
+
+
+def test_user_rules_example_prints_the_events_shown(tmp_path, monkeypatch):
+    """docs/composition.md: the user rules file and its fragments, then the render that uses them."""
+    from click.testing import CliRunner
+
+    from promptmill.cli import main
+
+    text = (ROOT / "docs" / "composition.md").read_text(encoding="utf-8")
+    blocks = text.split("```")[1::2]
+    written = 0
+    for block in blocks:
+        first = block.split("\n")[1]
+        if block.startswith("yaml\n# ~/.config/promptmill/"):
+            target = tmp_path / first.removeprefix("# ~/.config/promptmill/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.split("\n", 1)[1], encoding="utf-8")
+            written += 1
+    assert written == 3
+    (shown,) = [b for b in blocks if b.startswith("text\n$ promptmill render executor")]
+    command, *expected = shown.split("\n")[1:-1]
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PROMPTMILL_USER_DIR", str(tmp_path))
+    monkeypatch.setenv("NO_COLOR", "1")
+    result = CliRunner().invoke(main, command.split()[2:])
+    assert result.exit_code == 0, result.output
+    out = "\n".join(line.rstrip() for line in result.output.split("\n"))
+    assert elided([*expected, "..."]).fullmatch(out), out
