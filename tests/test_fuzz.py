@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from providers_support import runtime, state
@@ -94,6 +94,7 @@ def _paths(data: Any, limit: int = 40) -> list[tuple]:
 
 
 @given(trees, st.lists(st.sampled_from([None, '"', "'", "|"]), min_size=1, max_size=4), st.booleans(), st.booleans())
+@example({"": [{"\x85": None}], "\x85": None, "0": None}, ["'"], False, True)  # NEL keys: lines past the text's \n count
 def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode):
     text = yaml.dump(data, Dumper=_dumper(styles, flow), allow_unicode=unicode, width=60, sort_keys=False)
     doc, diags = load_text(text, "t.yaml")
@@ -117,8 +118,8 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
         if path and isinstance(path[-1], str):
             key = doc.key_pos(path)
             assert 1 <= key.line <= last
-            at = lines[key.line - 1][key.col - 1 :]
             if not breaks and _PLAIN_SAFE_RE.fullmatch(path[-1]) and path[-1].lower() not in _KEYWORDS:
+                at = lines[key.line - 1][key.col - 1 :]  # `lines` are the text's lines only without YAML 1.1 breaks
                 assert at.lstrip("\"'").startswith(path[-1][:1]), (path, key, at[:20])
 
 
