@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -200,7 +201,14 @@ def test_ci_workflow_commands_pass_on_the_compiled_scaffold(project):
     workflow = yaml.safe_load((project / ".github" / "workflows" / "promptmill.yml").read_text())
     steps = workflow["jobs"]["prompts"]["steps"]
     runs = [step["run"] for step in steps if "run" in step]
-    assert f'pip install "promptmill=={promptmill.__version__}"' in runs
+    install = next(step for step in steps if step.get("name", "").startswith("install promptmill"))
+    assert install["name"] == f"install promptmill {promptmill.__version__}"
+    # never a bare name from PyPI (promptmill is not published there): the user says where from, or the step fails
+    assert install["env"] == {"PROMPTMILL_PIP": "${{ vars.PROMPTMILL_PIP }}"}
+    script = install["run"]
+    unset = subprocess.run(["bash", "-c", script], env={"PATH": os.environ["PATH"], "PROMPTMILL_PIP": ""}, capture_output=True, text=True)
+    assert unset.returncode == 1 and "::error::set the repository variable PROMPTMILL_PIP" in unset.stdout
+    assert 'pip install "$PROMPTMILL_PIP"' in script
     commands = promptmill_commands(runs)
     assert [c[:1] for c in commands] == [["lint"], ["compile"]]
     assert "--check" in commands[1] and "github" in commands[0]
