@@ -137,8 +137,6 @@ def plain_value(expr: nodes.Node, bindings: Mapping[str, Binding], shadowed: set
     chain = _chain(expr)
     if chain is None or chain[0] in shadowed or chain[0] not in bindings:
         return False
-    if any(isinstance(step, _Key) and step.name in DICT_METHODS and not step.subscript for step in chain[1]):
-        return False
     resolved, _ = _follow(bindings[chain[0]], chain[1])
     schema = None if resolved is None else resolved.schema
     if not isinstance(schema, dict) or _OPEN & schema.keys():
