@@ -13,7 +13,7 @@ from promptmill.regexlint import nested_quantifier
 
 @pytest.mark.parametrize(
     "pattern",
-    [r"(a+)+$", r"^(\w+\s?)*$", r"(x*)*y", r"((ab)*c)*", r"(?=(a+)+)b", r"(x+){40}", r"(?:a|(b+))+", r"(a+?)+?c"],
+    [r"(a+)+$", r"^(\w+\s?)*$", r"(x*)*y", r"((ab)*c)*", r"(?=(a+)+)b", r"(x+){40}", r"(?:a|(b+))+", r"(a+?)+?c", r"(?>(a+)+)b", r"((a+)+)++"],
 )
 def test_nested_unbounded_repeats_are_found(pattern):
     assert nested_quantifier(pattern)

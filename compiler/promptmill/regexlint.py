@@ -1,4 +1,4 @@
-"""PM610: a condition's regex that can take exponential time on hostile state.
+"""PM613: a condition's regex that can take exponential time on hostile state.
 
 Conditions (`when: {path: ..., op: regex, value: ...}`) run the author's
 pattern on state, and state may come from users or tools. Python's `re`
@@ -6,7 +6,8 @@ backtracks, so a pattern with a quantifier nested inside another unbounded
 quantifier, such as `(a+)+$` or `(\\w+\\s?)*x`, can take exponential time on a
 short crafted string, and `re` has no timeout. This check reads the parsed
 pattern and warns where an unbounded repeat holds another unbounded repeat
-(possessive quantifiers and atomic groups do not backtrack and are fine).
+(a possessive quantifier or an atomic group never gives back what it matched,
+so a repeat around one is fine; what it holds is still checked on its own).
 It is a heuristic: it can warn on a nested repeat that a literal keeps
 unambiguous (`(a+b)*`), which costs one rewrite, and it does not look for
 overlapping alternatives (`(a|aa)+`).
@@ -58,5 +59,8 @@ def _find(items: list, inside: bool) -> bool:
             return True
         elif op in (_c.ASSERT, _c.ASSERT_NOT) and _find(list(av[1]), inside):
             return True
-        # POSSESSIVE_REPEAT and ATOMIC_GROUP never backtrack into themselves: safe
+        elif op is _c.POSSESSIVE_REPEAT and _find(list(av[2]), inside=False):
+            return True  # never re-entered by backtracking from outside, but its body may nest on its own
+        elif op is _c.ATOMIC_GROUP and _find(list(av), inside=False):
+            return True
     return False
