@@ -336,3 +336,27 @@ def test_compile_into_an_unwritable_folder_is_one_line_pm014(tmp_path):
     assert out.exit_code == 1
     assert "error[PM014]: cannot write the build folder" in out.output
     assert "Traceback" not in out.output and "PM000" not in out.output
+
+
+def test_state_from_standard_input_as_yaml_or_json(project):
+    yaml_text = (project / "state.yaml").read_text()
+    from_file = run("render", "triage", "--state", "state.yaml", "--format", "text")
+    assert from_file.exit_code == 0, from_file.output
+    piped = CliRunner().invoke(main, ["render", "triage", "--state", "-", "--format", "text"], input=yaml_text)
+    assert piped.exit_code == 0 and piped.output == from_file.output
+    import yaml
+
+    as_json = json.dumps(yaml.safe_load(yaml_text))
+    piped_json = CliRunner().invoke(main, ["render", "triage", "--state", "-", "--format", "text"], input="\n  " + as_json)
+    assert piped_json.exit_code == 0 and piped_json.output == from_file.output
+    dup = CliRunner().invoke(main, ["render", "triage", "--state", "-"], input='{"a": 1,\n "a": 2}')
+    assert_fails(dup, "PM813", "<stdin>:2:2:", "duplicate key 'a'")
+    bad_yaml = CliRunner().invoke(main, ["render", "triage", "--state", "-"], input="a: [\n")
+    assert_fails(bad_yaml, "PM813", "<stdin>:2:1:")
+    huge = CliRunner().invoke(main, ["render", "triage", "--state", "-"], input="a" * (MAX_STATE_FILE_BYTES + 1))
+    assert_fails(huge, "PM812", "<stdin>")
+
+
+def test_watch_refuses_standard_input_as_its_state(project):
+    result = run("watch", ".", "--role", "triage", "--state", "-")
+    assert_fails(result, "PM010", "standard input")

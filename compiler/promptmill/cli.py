@@ -200,7 +200,7 @@ def _render_output(req, fmt: str, color: bool) -> tuple[str, bool]:
 
 @main.command()
 @click.argument("role")
-@click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json).")
+@click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json; - reads standard input).")
 @click.option("--budget", type=int, help="Tokens the prompt may use (can only lower the role's budget).")
 @click.option("--format", "fmt", type=click.Choice(RENDER_FORMATS), default="pretty", show_default=True)
 @click.option("--provider", type=click.Choice(("text", "openai", "anthropic", "gemini", "live")), help="Provider to fit for (default: the role's; implied by provider formats).")
@@ -270,9 +270,14 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
     A broken edit shows its diagnostics and the watcher keeps going; Ctrl-C stops it.
     """
     from .api import Workspace
+    from .errors import ConfigError
     from .livepreview import LivePreview
+    from .statefile import STDIN
     from .watch import Watcher
 
+    if state_file == STDIN:
+        raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",
+                          hint="save the state to a .yaml or .json file and pass its path")
     tty = sys.stdout.isatty()
     preview = LivePreview(Workspace(path), role, state_file, budget=budget, provider=provider,
                           write=_writer(tty), color=_color(sys.stdout))

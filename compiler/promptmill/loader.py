@@ -266,7 +266,13 @@ def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) 
     if isinstance(raw, tuple):
         code, message = raw
         raise StateFileError(f"{display}: {message}", code="PM812" if code == "PM105" else "PM813")
-    if suffix == ".json":
+    return load_data_bytes(raw, display, json_text=suffix == ".json", max_bytes=max_bytes)
+
+
+def load_data_bytes(raw: bytes, display: str, *, json_text: bool, max_bytes: int = 8_388_608) -> Any:
+    """Render-state data from bytes already read (JSON when `json_text`, else YAML);
+    errors are `StateFileError` positioned in `display`."""
+    if json_text:
         return _load_json(raw, display)
     doc, diags = load_text(raw, display, Limits(max_file_bytes=max_bytes, **_STATE_LIMITS))
     if doc is None:

@@ -1,6 +1,7 @@
 """Read a render state from a file (`render --state`, `watch --state`).
 
-A state file is `.yaml`, `.yml` or `.json`. Whatever goes wrong reading it is
+A state file is `.yaml`, `.yml` or `.json`; `-` reads the state from standard
+input (JSON when it starts with `{` or `[`, else YAML). Whatever goes wrong reading it is
 a `PromptmillError` with a stable code, never a traceback:
 
 - PM813: missing, a folder, unreadable, not UTF-8, another suffix, a syntax
@@ -15,8 +16,9 @@ may import YAML.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .errors import PromptmillError
 
@@ -38,10 +40,15 @@ def _where(exc: BaseException) -> str:
     return ""
 
 
+STDIN = "-"  # `--state -`: the state comes from standard input
+
+
 def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES) -> Any:
-    """The data in state file `path` (an empty file is an empty state)."""
+    """The data in state file `path` (an empty file is an empty state); `-` reads standard input."""
     from .loader import load_data_file
 
+    if os.fspath(path) == STDIN:
+        return read_state_stream(sys.stdin.buffer, max_bytes=max_bytes)
     p = Path(path)
     if p.suffix.lower() not in SUFFIXES:
         raise _fail(p, f"unknown file type '{p.suffix or '(none)'}'", hint="use a .yaml, .yml or .json file")
@@ -68,4 +75,26 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
     if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
         return {}  # an empty (or comments-only) state file is an empty state
     data = load_data_file(p, max_bytes=max_bytes)  # raises StateFileError with file:line:col
+    return {} if data is None else data
+
+
+def read_state_stream(stream: IO[bytes], *, max_bytes: int = MAX_STATE_FILE_BYTES, name: str = "<stdin>") -> Any:
+    """A state read from a byte stream: JSON when it starts with `{` or `[`, else YAML."""
+    from .loader import load_data_bytes
+
+    try:
+        raw = stream.read(max_bytes + 1)
+    except OSError as exc:
+        raise PromptmillError(f"state from {name}: cannot read it: {exc.strerror or exc}", code="PM813") from None
+    if len(raw) > max_bytes:
+        raise PromptmillError(
+            f"state from {name}: over the limit of {max_bytes / 1_048_576:.1f} MiB",
+            code="PM812",
+            hint="pass only what the role renders; large lists are trimmed to the budget anyway",
+        )
+    text = raw.decode("utf-8", errors="replace")
+    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+        return {}
+    json_text = text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+    data = load_data_bytes(raw, name, json_text=json_text, max_bytes=max_bytes)
     return {} if data is None else data
