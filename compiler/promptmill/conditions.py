@@ -134,6 +134,23 @@ def paths(condition: Mapping[str, Any] | None) -> Iterator[tuple[tuple[str, ...]
             yield where + ("path",), cond["path"]
 
 
+def leaves(condition: Any, where: tuple = ()) -> Iterator[tuple[tuple, Mapping[str, Any]]]:
+    """Every `(location, comparison)` of a condition: the mappings with a `path` and a known `op`,
+    through `any`, `all` and `not` (location indices are ints). Malformed parts are skipped."""
+    stack = [(where, condition)]
+    while stack:
+        loc, c = stack.pop()
+        if not isinstance(c, Mapping):
+            continue
+        for combo in ("any", "all"):
+            for i, sub in enumerate(c.get(combo) if isinstance(c.get(combo), list) else ()):
+                stack.append((loc + (combo, i), sub))
+        if "not" in c:
+            stack.append((loc + ("not",), c["not"]))
+        if isinstance(c.get("path"), str) and c.get("op") in OPERATORS:
+            yield loc, c
+
+
 def is_compile_time(condition: Mapping[str, Any] | None) -> bool:
     """True when every path is fixed per role (role.*, model)."""
     return all(p.split(".", 1)[0] in COMPILE_TIME_ROOTS for _, p in paths(condition))

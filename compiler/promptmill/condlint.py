@@ -23,7 +23,7 @@ role are not checked for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import conditions
@@ -134,21 +134,6 @@ def value_problem(op: str, value: Any, node: Mapping[str, Any], path: str) -> st
     return None
 
 
-def _leaves(cond: Any, where: tuple = ()) -> Iterator[tuple[tuple, Mapping[str, Any]]]:
-    stack = [(where, cond)]
-    while stack:
-        loc, c = stack.pop()
-        if not isinstance(c, Mapping):
-            continue
-        for combo in ("any", "all"):
-            for i, sub in enumerate(c.get(combo) or () if isinstance(c.get(combo), list) else ()):
-                stack.append((loc + (combo, i), sub))
-        if "not" in c:
-            stack.append((loc + ("not",), c["not"]))
-        if isinstance(c.get("path"), str) and c.get("op") in conditions.OPERATORS:
-            yield loc, c
-
-
 def check_condition(
     cond: Any, inputs: Mapping[str, Any], facts: Mapping[str, Any], report: Callable[[tuple, str, str, str | None], None],
     *, shared: bool,
@@ -159,7 +144,7 @@ def check_condition(
     if conditions.partial(cond, facts) is False:
         return
     declared = list(inputs.get("properties") or {})
-    for loc, leaf in _leaves(cond):
+    for loc, leaf in conditions.leaves(cond):
         path = leaf["path"]
         if not path.startswith("state."):
             continue

@@ -18,13 +18,12 @@ from . import conditions
 from .bundle import RoleBundle, RuleLine, Section
 from .counting import Counter
 from .errors import RenderError, StateError
-from .itemmemo import ItemMemo, item_only
+from .itemmemo import SANDBOX_GLOBALS, ItemMemo, item_only
 from .plans import run_plan
 from .statecheck import check_state_data
 from .validate import Validator
 
 MISSING = object()
-SANDBOX_GLOBALS = frozenset({"range", "dict"})  # promptmill.sandbox's template globals
 
 
 def strip_text(text: str) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 from .generations import Generations
 
 MAX_KEY_BYTES = 65_536  # an item serialising to more than this is not memoised
-ALLOWED_NAMES = frozenset({"range", "dict"})  # globals a memoised item template may use
+SANDBOX_GLOBALS = frozenset({"range", "dict"})  # promptmill.sandbox's template globals (pure: a memoised template may use them)
 IMPURE_FILTERS = frozenset({"random"})  # filters whose result is not a function of the input
 
 
@@ -40,7 +40,7 @@ def item_only(source: str, item_name: str) -> bool:
         tree = environment().parse(source)
     except Exception:  # a bundle's templates parse; never memoise if one does not
         return False
-    if meta.find_undeclared_variables(tree) - {item_name} - ALLOWED_NAMES:
+    if meta.find_undeclared_variables(tree) - {item_name} - SANDBOX_GLOBALS:
         return False
     return not any(f.name in IMPURE_FILTERS for f in tree.find_all(nodes.Filter))
 

@@ -118,8 +118,9 @@ def condition_diagnostics(doc: Document, path: tuple, cond: Any, *, roots: bool 
     for where, code, message in conditions.problems(cond, roots=roots):
         sub = tuple(int(p) if p.isdigit() else p for p in where)
         out.append(Diagnostic.at(doc.pos(path + sub), code, message))
-    for where, pattern in _regexes(cond, ()):
-        if nested_quantifier(pattern):
+    for where, leaf in conditions.leaves(cond):
+        pattern = leaf.get("value")
+        if leaf["op"] == "regex" and isinstance(pattern, str) and nested_quantifier(pattern):
             out.append(Diagnostic.at(
                 doc.pos(path + where + ("value",)), "PM613",
                 f"regex '{pattern}' nests a repeat inside a repeat: on a crafted state value it can run for minutes",
@@ -127,21 +128,6 @@ def condition_diagnostics(doc: Document, path: tuple, cond: Any, *, roots: bool 
             ))
     return out
 
-
-def _regexes(cond: Any, where: tuple) -> list[tuple[tuple, str]]:
-    """(location, pattern) of every regex operator in a condition."""
-    if not isinstance(cond, dict):
-        return []
-    if cond.get("op") == "regex" and isinstance(cond.get("value"), str):
-        return [(where, cond["value"])]
-    out = []
-    for form in ("any", "all"):
-        if isinstance(cond.get(form), list):
-            for i, sub in enumerate(cond[form]):
-                out.extend(_regexes(sub, where + (form, i)))
-    if "not" in cond:
-        out.extend(_regexes(cond["not"], where + ("not",)))
-    return out
 
 
 @lru_cache(maxsize=4096)

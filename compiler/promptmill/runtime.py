@@ -7,8 +7,8 @@
 tokenizer files a build ships), checking each bundle's SHA-256 against the
 manifest, so a corrupt or half-written build is refused with a clear error.
 When a compile replaces the build while it reads, it starts again from the
-new manifest (up to 5 times), so it returns one consistent build. Roles are prepared (templates compiled, validators built)
-on first use. A `Runtime` is safe to share between threads: rendering keeps
+new manifest (up to 5 times), so it returns one consistent build. Roles are
+prepared (templates compiled, validators built) on first use. A `Runtime` is safe to share between threads: rendering keeps
 all per-call state local, and shared caches are bounded.
 
 This module imports no YAML loader, no template checks and no file walking.
@@ -287,7 +287,7 @@ def _abstract_hint(role: str, roles: list[str]) -> str:
     """The hint of PM802 for an abstract role: the roles that can be rendered."""
     if not roles:
         return f"the build holds no roles yet: add one with `extends: {role}` and compile"
-    return "render one of the roles: " + ", ".join(roles[:20]) + (", ..." if len(roles) > 20 else "")
+    return "render one of the roles: " + _role_list(roles)
 
 
 def _role_hint(close: list[str], roles: list[str]) -> str:
@@ -296,4 +296,8 @@ def _role_hint(close: list[str], roles: list[str]) -> str:
         return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
     if not roles:
         return "the build holds no roles: add a `kind: role` template (abstract roles are not built) and compile"
-    return "roles: " + ", ".join(roles[:20]) + (", ..." if len(roles) > 20 else "")
+    return "roles: " + _role_list(roles)
+
+
+def _role_list(roles: list[str], shown: int = 20) -> str:
+    return ", ".join(roles[:shown]) + (", ..." if len(roles) > shown else "")

@@ -41,11 +41,18 @@ def _where(exc: BaseException) -> str:
 
 
 STDIN = "-"  # `--state -`: the state comes from standard input
+_TOO_BIG_HINT = "pass only what the role renders; large lists are trimmed to the budget anyway"
+
+
+def _blank(raw: bytes) -> bool:
+    """Nothing but blank lines and comments: an empty state."""
+    text = raw.decode("utf-8", errors="replace")
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
 def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES) -> Any:
     """The data in state file `path` (an empty file is an empty state); `-` reads standard input."""
-    from .loader import load_data_file
+    from .loader import load_data_bytes
 
     if os.fspath(path) == STDIN:
         return read_state_stream(sys.stdin.buffer, max_bytes=max_bytes)
@@ -65,16 +72,16 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
             p,
             f"is {size / 1_048_576:.1f} MiB, over the limit of {max_bytes / 1_048_576:.1f} MiB",
             code="PM812",
-            hint="pass only what the role renders; large lists are trimmed to the budget anyway",
+            hint=_TOO_BIG_HINT,
         )
     try:
         raw = p.read_bytes()
     except OSError as exc:
         raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
-    text = raw.decode("utf-8", errors="replace")
-    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+    if _blank(raw):
         return {}  # an empty (or comments-only) state file is an empty state
-    data = load_data_file(p, max_bytes=max_bytes)  # raises StateFileError with file:line:col
+    # the bytes already read (not the file again): StateFileError with file:line:col
+    data = load_data_bytes(raw, p.as_posix(), json_text=p.suffix.lower() == ".json", max_bytes=max_bytes)
     return {} if data is None else data
 
 
@@ -90,11 +97,10 @@ def read_state_stream(stream: IO[bytes], *, max_bytes: int = MAX_STATE_FILE_BYTE
         raise PromptmillError(
             f"state from {name}: over the limit of {max_bytes / 1_048_576:.1f} MiB",
             code="PM812",
-            hint="pass only what the role renders; large lists are trimmed to the budget anyway",
+            hint=_TOO_BIG_HINT,
         )
-    text = raw.decode("utf-8", errors="replace")
-    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+    if _blank(raw):
         return {}
-    json_text = text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+    json_text = raw.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
     data = load_data_bytes(raw, name, json_text=json_text, max_bytes=max_bytes)
     return {} if data is None else data
