@@ -59,3 +59,19 @@ def test_a_tag_in_a_state_file_is_explained_for_state_too(tmp_path):
         read_state(path)
     assert err.value.code == "PM813"
     assert "render states are plain data" in str(err.value)
+
+
+def test_a_stream_that_cannot_be_read_is_pm813():
+    import io
+
+    from promptmill.statefile import read_state_stream
+
+    class Broken(io.RawIOBase):
+        def read(self, size=-1):
+            raise OSError(5, "Input/output error")
+
+    with pytest.raises(PromptmillError) as err:
+        read_state_stream(Broken())
+    assert err.value.code == "PM813" and "state from <stdin>: cannot read it: Input/output error" in str(err.value)
+    assert read_state_stream(io.BytesIO(b"# nothing yet\n\n")) == {}
+    assert read_state_stream(io.BytesIO(b'\xef\xbb\xbf [1, 2]')) == [1, 2]
