@@ -16,10 +16,11 @@ import pathlib
 import re
 
 import pytest
+import yaml
 
 from promptmill import loader
 from promptmill.loader import DEFAULT_LIMITS, Limits, load_file, load_text
-from promptmill.yamlbuild import CParser
+from promptmill.yamlbuild import CParser, make_parser
 
 CASES = pathlib.Path(__file__).parent / "cases" / "loader"
 NEGATIVE = sorted((CASES / "negative").iterdir())
@@ -165,6 +166,28 @@ DEEP = {
 def test_deep_nesting_is_refused_without_recursion(name: str, backend: str):
     text, pos = DEEP[name]
     assert_refused(load_with(text, "deep.yaml", backend), "PM108", pos)
+
+
+def test_a_parser_limit_below_ours_does_not_change_the_answer(monkeypatch: pytest.MonkeyPatch):
+    """libyaml reads ahead and may stop at a nesting limit of its own (PyYAML 6.0.4 does,
+    at 1,000 flow levels) before promptmill's depth check sees a level: the answer must
+    not depend on that, so a fast-parser syntax error is confirmed by the Python parser."""
+    def impatient(text: str, backend: str = "auto"):
+        if backend == "python":
+            return make_parser(text, "python")
+
+        class Stops:
+            def get_event(self):
+                raise yaml.MarkedYAMLError(
+                    "while increasing flow level", None, "exceeded maximum nesting depth", None
+                )
+
+        return Stops()
+
+    monkeypatch.setattr(loader, "make_parser", impatient)
+    assert_refused(load_text("[" * 100 + "]" * 100, "deep.yaml"), "PM108", (1, 65))
+    doc, diags = load_text("a: [1, 2]\n", "fine.yaml")
+    assert diags == [] and doc is not None and doc.data == {"a": [1, 2]}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -211,21 +211,14 @@ def _load(
     if problem is not None:
         return fail(*problem)
 
-    builder = Builder(
-        make_parser(text, backend),
-        max_depth=limits.max_depth,
-        max_aliases=limits.max_aliases,
-        max_nodes=limits.max_nodes,
-    )
-    fatal: tuple[str, _Pos, str, str | None] | None = None
-    try:
-        built = builder.run()
-    except Refusal as refusal:
-        fatal = refusal.problem
-    except yaml.MarkedYAMLError as err:
-        fatal = ("PM101", *syntax_problem(err, text))
-    except yaml.YAMLError as err:  # reader errors are caught by check_text; kept as a guard
-        fatal = ("PM101", (1, 1), str(err).replace("\n", " "), None)
+    builder, fatal = _build(text, backend, limits)
+    if fatal is not None and fatal[0] == "PM101" and backend != "python":
+        # libyaml's scanner reads ahead of the events it hands out and, from
+        # PyYAML 6.0.4 on, stops at its own flow-nesting limit before the
+        # builder sees a level past ours. PyYAML's Python parser yields the
+        # same events; it decides which problem comes first, so the answer is
+        # the same whichever PyYAML (and libyaml) is installed.
+        builder, fatal = _build(text, "python", limits)
     problems = list(builder.out.problems)
     if fatal is not None:
         problems.append(fatal)
@@ -236,14 +229,35 @@ def _load(
         ]
     return Document(
         file,
-        built.data,
+        builder.out.data,
         text,
         digest,
-        built.positions,
-        built.key_positions,
-        built.styles,
-        built.aliases,
+        builder.out.positions,
+        builder.out.key_positions,
+        builder.out.styles,
+        builder.out.aliases,
     ), []
+
+
+def _build(
+    text: str, backend: str, limits: Limits
+) -> tuple[Builder, tuple[str, _Pos, str, str | None] | None]:
+    """Run the builder over `text`; the first fatal problem, if any, beside it."""
+    builder = Builder(
+        make_parser(text, backend),
+        max_depth=limits.max_depth,
+        max_aliases=limits.max_aliases,
+        max_nodes=limits.max_nodes,
+    )
+    try:
+        builder.run()
+    except Refusal as refusal:
+        return builder, refusal.problem
+    except yaml.MarkedYAMLError as err:
+        return builder, ("PM101", *syntax_problem(err, text))
+    except yaml.YAMLError as err:  # reader errors are caught by check_text; kept as a guard
+        return builder, ("PM101", (1, 1), str(err).replace("\n", " "), None)
+    return builder, None
 
 
 # Render-state files: bigger and deeper than templates (as deep as the runtime accepts), same safety.
