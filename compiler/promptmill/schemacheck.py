@@ -107,9 +107,19 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
             )
         return out
     if validator == "required":
-        missing = err.message.split("'")[1] if "'" in err.message else err.message
-        code = "PM203" if missing == "kind" else "PM204"
-        return [Diagnostic.at(doc.pos(path), code, f"missing required key '{missing}' in {where}")]
+        # The missing names are read off the instance, not off jsonschema's wording.
+        # jsonschema reports each missing name as its own error; check_document
+        # drops the repeats this gives.
+        have = err.instance if isinstance(err.instance, dict) else {}
+        return [
+            Diagnostic.at(
+                doc.pos(path),
+                "PM203" if name == "kind" else "PM204",
+                f"missing required key '{name}' in {where}",
+            )
+            for name in err.validator_value
+            if name not in have
+        ]
     if validator == "type":
         expected = err.validator_value
         names = [expected] if isinstance(expected, str) else list(expected)
@@ -204,4 +214,4 @@ def check_document(doc: Document, kind: str | None = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for err in _validator(kind).iter_errors(data):
         out.extend(_diagnose(doc, err))
-    return out
+    return list(dict.fromkeys(out))

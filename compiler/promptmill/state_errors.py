@@ -135,14 +135,17 @@ _BOUNDS = {
 def _messages(error: Any) -> list[tuple[tuple, str]]:
     """`(extra path parts, message)` for one error; most errors have one."""
     keyword, value, instance = error.validator, error.validator_value, error.instance
+    # Which names are missing is read off the instance, not jsonschema's wording,
+    # so a reworded message in a new jsonschema release changes nothing here.
     if keyword == "required":
-        return [((name,), "is required") for name in value if error.message == f"{name!r} is a required property"]
+        return [((name,), "is required") for name in value if isinstance(instance, dict) and name not in instance]
     if keyword == "dependentRequired":
         return [
             ((need,), f"is required when {show(key)} is present")
             for key, needs in value.items()
+            if isinstance(instance, dict) and key in instance
             for need in needs
-            if error.message == f"{need!r} is a dependency of {key!r}"
+            if need not in instance
         ]
     if keyword == "additionalProperties" and not isinstance(value, dict):
         return [((), _unexpected(key, error.schema)) for key in _extras(instance, error.schema)]
@@ -172,7 +175,8 @@ def _message(keyword: str | None, value: Any, instance: Any, error: Any) -> str:
     if keyword == "anyOf":
         return "must match at least one of the allowed schemas"
     if keyword == "oneOf":
-        matched = "several" if "is valid under each of" in error.message else "none"
+        # jsonschema attaches the failures of every branch when none matches, none when several do
+        matched = "none" if error.context else "several"
         return f"must match exactly one of the allowed schemas (matches {matched})"
     if keyword == "not":
         return "is not allowed" if value == {} else "must not match the excluded schema"
