@@ -31,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,19 +119,22 @@ def shim_env(bin_dir: Path) -> dict[str, str]:
     return env
 
 
-def run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+def run(args: list[str], cwd: Path, env: dict[str, str], prefix: Sequence[str] = ()) -> tuple[int, str]:
     proc = subprocess.run(
-        args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120
+        [*prefix, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120
     )
     return proc.returncode, proc.stdout
 
 
-def test_tutorial_runs_as_printed(tmp_path):
-    lines = README.read_text("utf-8").split("\n")
-    blocks = tutorial_blocks(lines)
-    unknown = [f"README.md:{b.first}: ```{b.lang}" for b in blocks if b.lang not in KINDS]
-    assert not unknown, f"tutorial blocks of unknown kind (one of {KINDS}): {unknown}"
-    env = shim_env(tmp_path / "bin")
+def play(
+    blocks: list[Block], tmp_path: Path, env: dict[str, str], python: str, prefix: Sequence[str] = ()
+) -> tuple[list[str], dict, list[str]]:
+    """Run the tutorial's blocks in `tmp_path/tutorial`; python blocks with `python`,
+    every command behind `prefix` (for example `unshare -n`).
+
+    Returns the failures (stale outputs), the updated block bodies keyed by first
+    line, and the commands run.
+    """
     cwd = home = tmp_path / "tutorial"
     cwd.mkdir()
     updates: dict[int, tuple[int, list[str]]] = {}  # first line -> (body length, new body)
@@ -147,7 +151,7 @@ def test_tutorial_runs_as_printed(tmp_path):
                     cwd = (cwd / cd.group(1)).resolve()
                     assert cwd.is_dir(), f"`{command}`: no such folder"
                     continue
-                code, out = run(["bash", "-c", command], cwd, env)
+                code, out = run(["bash", "-c", command], cwd, env, prefix)
                 got = normal(out, home)
                 body.extend(got)
                 want_code = 1 if any("error[" in line for line in expected) else 0
@@ -158,7 +162,7 @@ def test_tutorial_runs_as_printed(tmp_path):
             apply_diff(block, cwd)
         elif block.lang == "python":
             commands.append("\n".join(block.lines))
-            code, out = run([sys.executable, "-c", "\n".join(block.lines)], cwd, env)
+            code, out = run([python, "-c", "\n".join(block.lines)], cwd, env, prefix)
             got = normal(out, home)
             assert code == 0, f"README.md:{block.first}: the python block failed:\n{out}"
             following = blocks[i + 1] if i + 1 < len(blocks) else None
@@ -168,6 +172,16 @@ def test_tutorial_runs_as_printed(tmp_path):
                     failures.append(f"python block at README.md:{block.first}:\n" + "\n".join(got))
             elif got:
                 failures.append(f"python block at README.md:{block.first} printed, but no ```text block follows")
+    return failures, updates, commands
+
+
+def test_tutorial_runs_as_printed(tmp_path):
+    lines = README.read_text("utf-8").split("\n")
+    blocks = tutorial_blocks(lines)
+    unknown = [f"README.md:{b.first}: ```{b.lang}" for b in blocks if b.lang not in KINDS]
+    assert not unknown, f"tutorial blocks of unknown kind (one of {KINDS}): {unknown}"
+    env = shim_env(tmp_path / "bin")
+    failures, updates, commands = play(blocks, tmp_path, env, sys.executable)
     if failures and os.environ.get("PROMPTMILL_UPDATE_TUTORIAL"):
         for first in sorted(updates, reverse=True):
             length, body = updates[first]
