@@ -162,6 +162,14 @@ class Watcher:
             for root in self.roots:
                 if paths[0] == root.folder:
                     root.lost = True
+        if is_directory and event_type in ("created", "moved"):
+            # A folder that arrives by a move brings files no watch covers yet;
+            # watchdog before 7.1 never adds one, so the next rescan watches
+            # its root anew (and reports the root as changed meanwhile).
+            arrived = paths[-1]
+            for root in self.roots:
+                if not root.is_file and arrived.startswith(root.folder + os.sep):
+                    root.lost = True
         hits = {Path(p) for p in paths for root in self.roots if root.matches(p, is_directory, self.suffixes)}
         if hits:
             self._add(hits)
