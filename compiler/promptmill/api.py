@@ -281,6 +281,13 @@ def _read_manifest(build_dir: Path) -> Manifest | None:
         return None
 
 
+def _owned(old: Manifest | None) -> frozenset[str]:
+    """The build files the previous manifest lists (garbage collection may remove these)."""
+    if old is None:
+        return frozenset()
+    return frozenset([e.file for e in old.roles.values()] + [name[3:] for name in old.tokenizers if name.startswith("hf:")])
+
+
 def _tokenizer_inputs(project: Project, paths) -> dict[str, str]:
     out = {}
     for rel in paths:
@@ -403,10 +410,11 @@ def _compile(path, project: Project, output, *, check: bool, force: bool) -> Com
         abstract=abstract_roles(loaded),
     )
     manifest_bytes = manifest.to_json().encode("utf-8")
+    owned = _owned(old)
     if check:
-        stale = stale_files(build_dir, files, manifest_bytes)
+        stale = stale_files(build_dir, files, manifest_bytes, owned)
         return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
-    removed = install_build(build_dir, files, manifest_bytes)
+    removed = install_build(build_dir, files, manifest_bytes, owned)
     return CompileResult(
         build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
         removed=tuple(removed), files=loaded.files, bundles=bundles,

@@ -178,7 +178,28 @@ def find_project(
     if config.get("library", True):
         layers.append(Layer("library", library_dir(), "promptmill:"))
     project = Project(root, prompts, build, config, doc, tuple(layers), user_doc)
+    diags.extend(_build_overlap(project, from_config=build_dir is None))
     return project, diags
+
+
+def _build_overlap(project: Project, *, from_config: bool) -> list[Diagnostic]:
+    """PM010 when the build folder is a templates folder or holds one: a compile writes
+    and garbage-collects its `roles/` folder, which there is the templates' own."""
+    build = project.build_dir.resolve()
+    for layer in project.layers:
+        if layer.name not in ("project",) and not layer.name.startswith("search:"):
+            continue
+        folder = layer.root.resolve()
+        if folder == build or folder.is_relative_to(build):
+            what = "is" if folder == build else "holds"
+            where = "the prompts folder" if layer.name == "project" else f"the search_path folder {folder}"
+            shown = project.config.get("build", project.build_dir) if from_config else project.build_dir
+            message = f"the build folder {shown} {what} {where}: a compile would write into the templates"
+            hint = "set `build:` to a folder of its own (the default is build/)" if from_config else "pass `-o` a folder of its own"
+            if from_config and project.config_doc is not None and "build" in project.config:
+                return [Diagnostic.at(project.config_doc.pos(("build",)), "PM010", message, hint=hint)]
+            return [Diagnostic("PM010", "error", str(project.build_dir), 0, 0, message, hint=hint)]
+    return []
 
 
 def is_user_rules_file(layer: Layer, path: Path) -> bool:
