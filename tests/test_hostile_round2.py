@@ -6,12 +6,16 @@ Each test runs the real CLI (or the public API) on real files in a temporary pro
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import promptmill
 from promptmill.cli import main
+from promptmill.errors import RenderError
 
 ROLE = """\
 kind: role
@@ -87,3 +91,56 @@ def test_a_role_that_is_renamed_loses_its_old_bundle_and_nothing_else(tmp_path):
     assert result.exit_code == 0 and "removed 1 stale file" in result.output
     names = sorted(p.name for p in (root / "build" / "roles").iterdir())
     assert names[0] == "notes.txt" and names[1].startswith("s.") and len(names) == 2
+
+
+# 2. a condition regex never hangs a render
+
+REGEX_ROLE = """\
+kind: role
+id: r
+inputs: {{type: object, properties: {{msg: {{type: string}}}}}}
+sections:
+  - id: ids
+    text: The message holds ids.
+    when: {{path: state.msg, op: regex, value: "{pattern}"}}
+"""
+
+
+def _regex_build(tmp_path: Path, pattern: str):
+    root = _project(tmp_path, role=REGEX_ROLE.format(pattern=pattern.replace("\\", "\\\\")))
+    promptmill.compile(root)
+    return root, promptmill.load(root / "build")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value"),
+    [(r"\d*\d*\d*\d*\d*\d*\d*x", "1" * 200), (r"^(a|a?)+$", "a" * 28 + "!"), (r"(x+x+)+y", "x" * 5000), (r"(a|aa)+$", "a" * 60 + "b")],
+)
+def test_a_backtracking_condition_regex_ends_the_render_fast(tmp_path, pattern, value):
+    root, build = _regex_build(tmp_path, pattern)
+    started = time.monotonic()
+    try:
+        build.render("r", {"msg": value})  # the regex engine may also answer at once: that is fine
+    except RenderError as exc:
+        assert exc.code == "PM821"
+        assert str(exc).startswith(f"[PM821] role 'r', section 'ids': state.msg: the condition regex '{pattern}' ran past")
+    assert time.monotonic() - started < 2
+    (root / "state.json").write_text(json.dumps({"msg": value}))
+    result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "state.json"))
+    assert result.exit_code in (0, 1) and "PM000" not in result.output and "Traceback" not in result.output
+    lint = _run("lint", str(root), "--strict")
+    assert lint.exit_code == 1 and "warning[PM613]" in lint.output, lint.output
+
+
+def test_the_regex_deadline_reports_pm821_on_the_cli(tmp_path):
+    root, _ = _regex_build(tmp_path, r"(x+x+)+y")
+    (root / "state.json").write_text(json.dumps({"msg": "x" * 5000}))
+    result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "state.json"))
+    assert result.exit_code == 1
+    assert "error[PM821]: role 'r', section 'ids': state.msg: the condition regex '(x+x+)+y' ran past its 100 ms limit" in result.output
+
+
+def test_ordinary_condition_regexes_still_match(tmp_path):
+    _, build = _regex_build(tmp_path, r"^\d{3}-\d{4}$")
+    assert "holds ids" in build.render("r", {"msg": "555-1234"}).text
+    assert "holds ids" not in build.render("r", {"msg": "555-12345"}).text

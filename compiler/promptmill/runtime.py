@@ -237,11 +237,14 @@ class Runtime:
             }
             cands = []
             skipped = []
-            for index, spec in enumerate(bundle.sections):
-                if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
-                    skipped.append(spec)
-                    continue
-                cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            try:
+                for index, spec in enumerate(bundle.sections):
+                    if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
+                        skipped.append(spec)
+                        continue
+                    cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            except conditions.ConditionTimeout as exc:  # name the section whose condition it is
+                raise conditions.ConditionTimeout(f"role '{role}', section '{spec.id}': {exc.message}", hint=exc.hint) from None
             if any(c.spec.kind == "tools" for c in cands):
                 unique_tool_names(cands, self._reserved_tools(bundle, wire.name))
             result = Fitter(prepared, wire, limit, ctx).fit(cands)
