@@ -144,3 +144,27 @@ def test_ordinary_condition_regexes_still_match(tmp_path):
     _, build = _regex_build(tmp_path, r"^\d{3}-\d{4}$")
     assert "holds ids" in build.render("r", {"msg": "555-1234"}).text
     assert "holds ids" not in build.render("r", {"msg": "555-12345"}).text
+
+
+# 10. truncation keeps grapheme clusters whole
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base", "approx"])
+@pytest.mark.parametrize("keep", ["head", "tail"])
+@pytest.mark.parametrize(
+    "unit",
+    ["🇫🇷🇩🇪🇯🇵 ", "\u1100\u1161\u11a8\u1112\u1161\u11ab ", "line\r\n", "🇫🇷🇩🇪🇯"],
+    ids=["flags", "hangul-jamo", "crlf", "odd-flag-run"],
+)
+def test_truncation_cuts_only_between_grapheme_clusters(name, keep, unit):
+    import regex
+
+    from promptmill.tokenizers import get_tokenizer
+
+    tok = get_tokenizer(name)
+    text = unit * 20
+    bounds = {m.end() for m in regex.finditer(r"\X", text)} | {0}
+    for n in range(1, 50):
+        cut = tok.truncate(text, n, keep)
+        at = len(cut) if keep == "head" else len(text) - len(cut)
+        assert at in bounds, (n, keep, repr(cut[:8]), repr(cut[-8:]))
