@@ -24,7 +24,7 @@ from .bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifes
 from .compiler import compile_role, source_hash, tokenizer_identity
 from .diagnostics import Diagnostic, has_errors, sort_diagnostics
 from .errors import BuildError, CompileError
-from .loader import discover, load_file
+from .loader import discover, invisible_characters, load_file
 from .model import Role, Template, build_template
 from .project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from .resolve import ComposedRole, Composer, Index, build_index
@@ -91,6 +91,7 @@ def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, Do
     doc, ldiags = load_file(path, project.display(path))
     diags.extend(ldiags)
     if doc is not None:
+        diags.extend(invisible_characters(doc))
         sdiags = check_document(doc)
         diags.extend(sdiags)
         if not sdiags:

@@ -43,6 +43,7 @@ CODES: dict[str, Code] = {
     "PM110": Code("symlink-loop", "warning", "a symbolic link in the prompts folder loops or escapes it; it was skipped"),
     "PM111": Code("too-many-nodes", "error", "the document has more nodes than the limit"),
     "PM112": Code("line-too-long", "error", "a line exceeds the line-length limit"),
+    "PM113": Code("invisible-character", "warning", "a file holds a character a reviewer cannot see: a bidi control, a zero-width character, a soft hyphen, a BOM or a tag character"),
     # schema
     "PM200": Code("not-a-mapping", "error", "the document's top level is not a mapping"),
     "PM201": Code("schema-violation", "error", "a value does not match the template schema"),

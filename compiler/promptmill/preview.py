@@ -19,6 +19,7 @@ from typing import Any
 from .bundle import RoleBundle, plain
 from .report import budget_sum
 from .request import PromptRequest, RenderedSection
+from .showtext import visible
 
 BAR = 24
 RENDER_FORMAT = "promptmill-render"
@@ -26,16 +27,10 @@ RENDER_FORMAT_VERSION = 1
 _COLORS = {"kept": "32", "trimmed": "33", "truncated": "33", "dropped": "31", "empty": "90", "skipped": "90"}
 
 
-# control characters (tab aside) and bidirectional overrides: shown as escapes, so text from
-# the state cannot move the cursor, hide itself or reorder a line of the preview
-_INVISIBLE = {
-    **{c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0)]},
-    **{c: f"\\u{c:04x}" for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]},
-}
-
-
 def _visible(line: str) -> str:
-    return line if line.isprintable() else line.translate(_INVISIBLE)
+    """Control, bidi, zero-width and tag characters as escapes (see `promptmill.showtext`), so
+    text from the state cannot move the cursor, hide itself or reorder a line of the preview."""
+    return visible(line)
 
 
 def _c(text: str, code: str, color: bool) -> str:
