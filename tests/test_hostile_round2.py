@@ -196,3 +196,47 @@ def test_lint_flags_and_escapes_invisible_characters_in_a_template(tmp_path):
     assert "prompts/roles/r.yaml:5:38: warning[PM113] the file holds U+202C POP DIRECTIONAL FORMATTING" in result.output
     assert "\u202e" not in result.output and "\u202c" not in result.output
     assert _run("lint", str(root)).exit_code == 0  # a warning: it fails only --strict
+
+
+# 4. a deeply nested build/manifest.json is PM801, and compile repairs the build
+
+
+def test_a_manifest_nested_3000_levels_is_pm801_and_compile_repairs_it(tmp_path):
+    root = _project(tmp_path)
+    promptmill.compile(root)
+    manifest = root / "build" / "manifest.json"
+    manifest.write_text("[" * 3000 + "]" * 3000)
+    with pytest.raises(promptmill.BuildError) as err:
+        promptmill.load(root / "build")
+    assert err.value.code == "PM801" and "nested too deeply" in str(err.value)
+    result = _run("render", "r", "--build", str(root / "build"))
+    assert result.exit_code == 1 and "error[PM801]" in result.output and "PM000" not in result.output
+    check = _run("compile", "--check", str(root))
+    assert check.exit_code == 1 and "manifest.json" in check.output and "PM000" not in check.output
+    assert _run("compile", str(root)).exit_code == 0
+    assert promptmill.load(root / "build").render("r", {}).text == "hi"
+
+
+# 5. a state file that is a link to /dev/zero (or a FIFO) is read with a bound
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_state_file_linked_to_dev_zero_is_pm812_fast(tmp_path):
+    root = _project(tmp_path)
+    promptmill.compile(root)
+    (root / "zero.json").symlink_to("/dev/zero")
+    started = time.monotonic()
+    result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "zero.json"))
+    assert result.exit_code == 1
+    assert "error[PM812]: state file" in result.output and "over the limit of 8.0 MiB" in result.output
+    assert time.monotonic() - started < 5
+
+
+def test_a_state_file_that_is_a_fifo_without_a_writer_does_not_hang(tmp_path):
+    import os
+
+    root = _project(tmp_path)
+    promptmill.compile(root)
+    os.mkfifo(root / "pipe.json")
+    result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "pipe.json"))
+    assert result.exit_code == 0 and "hi" in result.output  # nothing written: an empty state

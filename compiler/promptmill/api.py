@@ -278,7 +278,7 @@ def lint(path: str | os.PathLike[str] = ".") -> LintResult:
 def _read_manifest(build_dir: Path) -> Manifest | None:
     try:
         return manifest_from_dict(json.loads((build_dir / "manifest.json").read_bytes()))
-    except (OSError, ValueError, BuildError):
+    except (OSError, ValueError, BuildError, RecursionError):  # unusable: the compile writes a new one
         return None
 
 

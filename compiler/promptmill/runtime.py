@@ -68,6 +68,8 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
+    except RecursionError:  # no build promptmill writes nests this deep
+        raise BuildError(f"{what} {path} is nested too deeply to be a promptmill build", hint="recompile: promptmill compile") from None
 
 
 def _validate(validator, role: str, state: Mapping[str, Any]) -> None:
