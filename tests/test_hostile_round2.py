@@ -240,3 +240,33 @@ def test_a_state_file_that_is_a_fifo_without_a_writer_does_not_hang(tmp_path):
     os.mkfifo(root / "pipe.json")
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "pipe.json"))
     assert result.exit_code == 0 and "hi" in result.output  # nothing written: an empty state
+
+
+# 8. a promptmill.yaml that is not a regular file is an error, not silently ignored
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device-link", "broken-link"])
+def test_a_promptmill_yaml_that_is_no_regular_file_is_pm100(tmp_path, kind):
+    import os
+
+    root = _project(tmp_path)
+    config = root / "promptmill.yaml"
+    if kind == "folder":
+        config.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(config)
+    elif kind == "device-link":
+        config.symlink_to("/dev/null")
+    else:
+        config.symlink_to(root / "nowhere.yaml")
+    expected = {
+        "folder": "expected a YAML file, but this is a folder",
+        "fifo": "expected a YAML file, but this is a FIFO (named pipe)",
+        "device-link": "expected a YAML file, but this is a device",
+        "broken-link": "the file does not exist",
+    }[kind]
+    for command in ("lint", "compile"):
+        result = _run(command, str(root))
+        assert result.exit_code == 1, result.output
+        assert "promptmill.yaml: error[PM100] " + expected in result.output
+    assert not (root / "build").exists()

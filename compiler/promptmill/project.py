@@ -122,6 +122,8 @@ def _locate(path: Path) -> Path | None:
             if folder == path or path.is_relative_to((folder / _prompts_setting(candidate)).resolve()):
                 return candidate
             return None
+        if folder == path and os.path.lexists(candidate):
+            return candidate  # a folder, FIFO, device or broken link: loading it says what it is (PM100)
     return None
 
 
