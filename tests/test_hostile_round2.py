@@ -270,3 +270,18 @@ def test_a_promptmill_yaml_that_is_no_regular_file_is_pm100(tmp_path, kind):
         assert result.exit_code == 1, result.output
         assert "promptmill.yaml: error[PM100] " + expected in result.output
     assert not (root / "build").exists()
+
+
+# 9. many `**/` in exclude never backtrack
+
+
+def test_twelve_double_star_folders_on_a_30_level_tree_lint_fast(tmp_path):
+    root = _project(tmp_path, "exclude: ['" + "**/" * 12 + "x.yaml', '" + "/".join(["**"] * 12) + "/nothing']\n")
+    deep = root / "prompts" / "/".join(["d"] * 30)
+    deep.mkdir(parents=True)
+    (deep / "frag.yaml").write_text("kind: fragment\nid: deep\ntext: deep\n")
+    (deep / "x.yaml").write_text("not: [valid\n")  # excluded, or lint would fail
+    started = time.monotonic()
+    result = _run("lint", str(root))
+    assert result.exit_code == 0, result.output
+    assert time.monotonic() - started < 10
