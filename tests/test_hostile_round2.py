@@ -285,3 +285,15 @@ def test_twelve_double_star_folders_on_a_30_level_tree_lint_fast(tmp_path):
     result = _run("lint", str(root))
     assert result.exit_code == 0, result.output
     assert time.monotonic() - started < 10
+
+
+# 7. a bad character in a short-form context id is PM206 naming it (as for extends:)
+
+
+def test_a_homoglyph_in_a_short_form_context_id_is_pm206(tmp_path):
+    role = 'kind: role\nid: r\ncontext:\n  system: ["h\u0435lp"]\nsections:\n  - id: a\n    text: hi\n'
+    root = _project(tmp_path, role=role)
+    result = _run("lint", str(root))
+    assert result.exit_code == 1
+    assert 'prompts/roles/r.yaml:4:12: error[PM206] context.system[0]: "h\u0435lp" is not a valid id' in result.output
+    assert "hint: '\u0435' is not allowed (only ASCII letters are)" in result.output
