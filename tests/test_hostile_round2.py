@@ -297,3 +297,20 @@ def test_a_homoglyph_in_a_short_form_context_id_is_pm206(tmp_path):
     assert result.exit_code == 1
     assert 'prompts/roles/r.yaml:4:12: error[PM206] context.system[0]: "h\u0435lp" is not a valid id' in result.output
     assert "hint: '\u0435' is not allowed (only ASCII letters are)" in result.output
+
+
+# 6. a budget that drops everything is one clear error on every provider
+
+
+@pytest.mark.parametrize("provider", ["text", "openai", "anthropic", "gemini", "live"])
+def test_a_budget_that_drops_every_section_is_pm830_on_every_provider(tmp_path, provider):
+    role = "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\nsections:\n  - id: a\n    template: \"{{ msg }}\"\n"
+    root = _project(tmp_path, role=role)
+    promptmill.compile(root)
+    with pytest.raises(promptmill.BudgetError) as err:
+        promptmill.load(root / "build").render("r", {"msg": "hello world " * 100}, budget=3, provider=provider)
+    assert err.value.code == "PM830"
+    assert "role 'r': the budget of" in str(err.value) and "tokens holds no section; dropped: a" in str(err.value)
+    (root / "s.json").write_text(json.dumps({"msg": "hello world " * 100}))
+    result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "s.json"), "--budget", "3", "--provider", provider)
+    assert result.exit_code == 1 and "error[PM830]" in result.output and "holds no section" in result.output

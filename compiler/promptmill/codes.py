@@ -106,7 +106,7 @@ CODES: dict[str, Code] = {
     "PM813": Code("state-file-invalid", "error", "a state file could not be read or parsed"),
     "PM820": Code("render-failed", "error", "a template failed while filling it with the state"),
     "PM821": Code("regex-timeout", "error", "a condition's regex ran past its time limit on a state value (it backtracks)"),
-    "PM830": Code("budget-unmet", "error", "the untrimmable sections alone exceed the budget"),
+    "PM830": Code("budget-unmet", "error", "the untrimmable sections alone exceed the budget, or the budget holds no section at all"),
     "PM831": Code("budget-invalid", "error", "a render-time budget is zero, negative, or not an integer"),
     "PM840": Code("unknown-provider", "error", "a provider name that does not exist"),
     "PM841": Code("provider-mismatch", "error", "a request fitted for one provider was rendered for another"),

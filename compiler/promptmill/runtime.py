@@ -72,6 +72,20 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         raise BuildError(f"{what} {path} is nested too deeply to be a promptmill build", hint="recompile: promptmill compile") from None
 
 
+def _require_content(role: str, req, limit: int) -> None:
+    """PM830 when the budget dropped every section: an empty prompt is never what was meant,
+    and no provider should get one (OpenAI would take `messages: []` without a word)."""
+    if any(s.present for s in req.sections):
+        return
+    dropped = [s.id for s in req.sections if s.status == "dropped"]
+    if dropped:
+        raise BudgetError(
+            f"role '{role}': the budget of {limit} tokens holds no section; dropped: {', '.join(dropped)}",
+            code="PM830",
+            hint="raise the budget (render(..., budget=N) or budget.max_tokens), or shorten what the state sends",
+        )
+
+
 def _validate(validator, role: str, state: Mapping[str, Any]) -> None:
     """Check `state` against the inputs schema; PM810 with every problem, PM812 when too deep to check."""
     try:
@@ -254,7 +268,9 @@ class Runtime:
             if exc.role:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
-        return summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        req = summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        _require_content(role, req, limit)
+        return req
 
     @staticmethod
     def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:
