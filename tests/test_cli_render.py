@@ -360,3 +360,15 @@ def test_state_from_standard_input_as_yaml_or_json(project):
 def test_watch_refuses_standard_input_as_its_state(project):
     result = run("watch", ".", "--role", "triage", "--state", "-")
     assert_fails(result, "PM010", "standard input")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "text"])
+def test_the_pretty_preview_shows_each_history_turn_on_its_own_line(provider):
+    from promptmill.preview import pretty
+    from providers_support import render
+
+    req = render("companion-chat", "companion-chat.state.yaml", provider)
+    shown = pretty(req)
+    assert "    │ user: Maya: back from the long run, 16 km today!\n" in shown
+    assert "    │ assistant: 16 km! That is your longest yet, isn't it? How did the knee hold up?\n" in shown
+    assert "today!16 km" not in shown

@@ -94,7 +94,7 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
         elif note:
             dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
         if show_text and s.present:
-            for text_line in s.text.splitlines():
+            for text_line in _shown_lines(req, s):
                 out.append(_c("    │ ", "90", color) + _visible(text_line))
     out.append("")
     out.append("dropped: " + ("; ".join(dropped) if dropped else "nothing"))
@@ -105,6 +105,20 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
     left = req.budget - req.tokens
     out.append(_c(f"total: {req.tokens} of {req.budget} tokens ({_pct(req.tokens, req.budget).strip()}), {left} left", "1", color))
     return "\n".join(out)
+
+
+def _shown_lines(req: PromptRequest, s: RenderedSection) -> list[str]:
+    """A section's text by lines; history sent as turns (chat providers) shows one turn per
+    line group, `role: text`, as the model gets them, not run together."""
+    turns = [m for m in req.messages if m.turn and s.id in m.sections]
+    if not turns:
+        return s.text.splitlines()
+    lines = []
+    for m in turns:
+        body = m.content.splitlines() or [""]
+        lines.append(f"{m.role}: {body[0]}")
+        lines.extend(body[1:])
+    return lines
 
 
 def request_data(req: PromptRequest) -> dict[str, Any]:
