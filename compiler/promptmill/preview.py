@@ -166,12 +166,13 @@ def event_line(e: dict) -> str:
 
 
 def stats_table(bundles: dict[str, RoleBundle]) -> str:
-    """One row per role: sections, static tokens, dynamic sections, budget, tokenizer."""
+    """One row per role: sections, static tokens, dynamic sections (those whose text depends on the
+    render state, by the same stability `render` shows), budget, tokenizer."""
     rows = [("role", "sections", "static tokens", "dynamic", "budget", "tokenizer")]
     for rid in sorted(bundles):
         b = bundles[rid]
         static = sum(s.tokens for s in b.sections if s.kind == "static")
-        dynamic = sum(1 for s in b.sections if s.kind != "static")
+        dynamic = sum(1 for s in b.sections if s.stability != "stable")  # as render reports them
         rows.append((rid, str(len(b.sections)), str(static), str(dynamic), f"{b.budget.max_tokens - b.budget.reserve}", b.tokenizer))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
