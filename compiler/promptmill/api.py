@@ -108,6 +108,7 @@ def load_project(
     *,
     build_dir: str | os.PathLike[str] | None = None,
     cache: dict[DocKey, DocEntry] | None = None,
+    user_rules: bool = True,
 ) -> Loaded:
     """Find the project at `path` and load all of its templates.
 
@@ -115,7 +116,7 @@ def load_project(
     bytes did not change since the last call are not parsed again; on return
     the cache holds exactly the files of this call.
     """
-    project, diags = find_project(path, build_dir=build_dir)
+    project, diags = find_project(path, build_dir=build_dir, user_rules=user_rules)
     templates: list[Template] = []
     inputs: dict[str, str] = {}
     seen: dict[DocKey, DocEntry] = {}
@@ -370,8 +371,10 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     Raises `CompileError` (with every diagnostic) when a template has errors;
     the previous build is then left untouched. A compile that writes holds the
     build lock from reading the old build to the end (see `promptmill.writer`).
+    The user rules file (`$PROMPTMILL_USER_DIR/promptmill.yaml`) is personal and
+    never compiled in: a build made on one machine equals the one CI makes.
     """
-    project, pdiags = find_project(path, build_dir=output)
+    project, pdiags = find_project(path, build_dir=output, user_rules=False)  # personal rules stay out of builds
     if not has_errors(pdiags) and _bare_folder(project) and not discover(project.root, exclude=project.exclude)[0]:
         pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
     if has_errors(pdiags):
@@ -393,7 +396,7 @@ def _compile(path, project: Project, output, *, check: bool, force: bool) -> Com
         )
         if current is not None and current == old.inputs and intact:
             return CompileResult(build_dir, (), reused=tuple(old.roles), up_to_date=True, files=len(current))
-    loaded = load_project(path, build_dir=output)
+    loaded = load_project(path, build_dir=output, user_rules=False)
     reuse = None
     if old is not None and not force and not check and old.promptmill_version == __version__:
         reuse = {

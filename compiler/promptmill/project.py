@@ -15,7 +15,10 @@ folder are compiled into the build; the other layers provide ids to reference.
 The user folder may also hold a user rules file, `promptmill.yaml` at its top:
 it holds only `inject:` rules (the schema of the project's `inject:`), which
 apply to every role of every project that uses the user folder, at layer 0 by
-default. It is not a template; `Project.user_doc` holds it once loaded.
+default. It is not a template; `Project.user_doc` holds it once loaded. The
+rules are personal: `compile` leaves them out (`find_project(user_rules=False)`),
+so the committed build is the one CI makes; they apply to this machine's
+in-memory renders (`render` without `--build`), `watch` and `lint`.
 """
 
 from __future__ import annotations
@@ -131,8 +134,13 @@ def find_project(
     path: str | os.PathLike[str] = ".",
     *,
     build_dir: str | os.PathLike[str] | None = None,
+    user_rules: bool = True,
 ) -> tuple[Project, list[Diagnostic]]:
-    """Locate and load the project that `path` belongs to (see module docstring)."""
+    """Locate and load the project that `path` belongs to (see module docstring).
+
+    `user_rules=False` leaves the user rules file unread: `compile` builds what
+    every machine builds, and personal rules reach only this machine's
+    in-memory renders, previews and lint."""
     start = Path(path)
     diags: list[Diagnostic] = []
     if not start.exists():
@@ -174,7 +182,7 @@ def find_project(
         if udir.is_dir():
             layers.append(Layer("user", udir, "user:"))
             rules_file = udir / CONFIG_NAME
-            if rules_file.is_file() and (config_file is None or rules_file.resolve() != config_file.resolve()):
+            if user_rules and rules_file.is_file() and (config_file is None or rules_file.resolve() != config_file.resolve()):
                 user_doc, user_diags = load_user_rules(rules_file, Project(root, root, root).display(rules_file))
                 diags.extend(user_diags)
     if config.get("library", True):
