@@ -9,6 +9,7 @@ import pytest
 
 import promptmill
 from promptmill.errors import CompileError
+from promptmill.writer import bundle_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -100,10 +101,12 @@ def test_check_reports_stale_missing_and_extra_files(tmp_path):
     build = root / "build"
     bundle = next((build / "roles").glob("alpha.*.json"))
     bundle.write_text(bundle.read_text().replace("short notes", "edited by hand"))
-    (build / "roles" / "zzz.0000.json").write_text("{}")
+    leftover = bundle_path("zzz", b"{}")  # a bundle a killed compile left behind
+    (build / leftover).write_text("{}")
+    (build / "roles" / "notes.json").write_text("{}")  # not promptmill's: neither stale nor removed
     stale = promptmill.compile(root, check=True).stale
     assert bundle.relative_to(build).as_posix() in stale
-    assert "roles/zzz.0000.json" in stale
+    assert leftover in stale and "roles/notes.json" not in stale
     bundle.unlink()
     assert bundle.relative_to(build).as_posix() in promptmill.compile(root, check=True).stale
 

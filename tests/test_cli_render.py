@@ -360,3 +360,35 @@ def test_state_from_standard_input_as_yaml_or_json(project):
 def test_watch_refuses_standard_input_as_its_state(project):
     result = run("watch", ".", "--role", "triage", "--state", "-")
     assert_fails(result, "PM010", "standard input")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "text"])
+def test_the_pretty_preview_shows_each_history_turn_on_its_own_line(provider):
+    from promptmill.preview import pretty
+    from providers_support import render
+
+    req = render("companion-chat", "companion-chat.state.yaml", provider)
+    shown = pretty(req)
+    assert "    │ user: Maya: back from the long run, 16 km today!\n" in shown
+    assert "    │ assistant: 16 km! That is your longest yet, isn't it? How did the knee hold up?\n" in shown
+    assert "today!16 km" not in shown
+
+
+def test_stats_and_render_agree_that_a_declare_only_tools_section_is_stable(tmp_path):
+    from click.testing import CliRunner
+
+    from promptmill.cli import main
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs: {type: object, properties: {q: {type: string}}}\nsections:\n"
+        "  - id: tools\n    declare:\n      - {name: lookup, description: Look a word up., parameters: {type: object}}\n"
+        "  - id: q\n    template: \"{{ q }}\"\n"
+    )
+    from promptmill.api import build_in_memory
+
+    req = build_in_memory(tmp_path)[0].render("r", {"q": "hi"})
+    assert req.section("tools").stability == "stable" and req.section("q").stability == "dynamic"
+    stats = CliRunner().invoke(main, ["stats", str(tmp_path)])
+    assert stats.exit_code == 0
+    assert stats.output.splitlines()[2].split()[:4] == ["r", "2", "0", "1"]  # one dynamic section: q

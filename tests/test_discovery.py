@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from promptmill.discovery import glob_to_regex
+from promptmill.discovery import _matcher
 from promptmill.loader import discover, load_file
 
 
@@ -92,9 +95,42 @@ def test_exclude_globs_match_relative_posix_paths(tmp_path: pathlib.Path, patter
     assert rel(tmp_path, paths) == expected
 
 
-def test_glob_translation():
-    assert glob_to_regex("**/a/*.yaml") == r"(?:.*/)?a/[^/]*\.yaml"
-    assert glob_to_regex("[!x]?") == "[^/x][^/]"
+def _reference_regex(pattern: str) -> str:
+    """The backtracking translation the matcher replaced: same meaning, exponential on `**/` runs."""
+    out, i = [], 0
+    pattern = pattern.strip("/")
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(["**/", "**", "*", "?", "a", "b", "/"]), max_size=6).map("".join),
+    st.lists(st.sampled_from(["a", "b", "/", "ab"]), max_size=8).map("".join),
+)
+def test_the_linear_glob_matcher_means_what_the_regex_meant(pattern, path):
+    assert _matcher([pattern])(path) == (re.fullmatch(_reference_regex(pattern), path) is not None)
+
+
+def test_glob_matching():
+    assert _matcher(["**/a/*.yaml"])("x/y/a/b.yaml") and _matcher(["**/a/*.yaml"])("a/b.yaml")
+    assert not _matcher(["**/a/*.yaml"])("a/c/b.yaml")
+    assert _matcher(["[!x]?"])("yz") and not _matcher(["[!x]?"])("xz") and not _matcher(["[!x]?"])("/z")
 
 
 def test_symlinked_files_and_folders_inside_root_are_followed(tmp_path: pathlib.Path):

@@ -255,7 +255,10 @@ def test_infrastructure_metadata_never_reaches_the_prompt(role, provider):
     for marker in ("LIMIT-MARKER", "MODEL-MARKER", "HOOK-MARKER", "spend_usd", "temperature", "limits", "hooks"):
         assert marker not in payload
     if role == "directive-triage":
-        assert "gpt-4o-mini" not in payload and "max_tokens\": 2048" not in payload
+        fields = req.to_payload()
+        model = fields.pop("model", None)  # the role's model travels as the API's model field only
+        assert model in (None, "gpt-4o-mini") and (model is None) == (provider not in ("openai", "anthropic"))
+        assert "gpt-4o-mini" not in json.dumps(fields) and "max_tokens\": 2048" not in payload
         assert req.max_tokens == 2048 and req.reserve == 512  # the limits still shape the request
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import promptmill
-from promptmill.regexlint import nested_quantifier
+from promptmill.regexlint import nested_quantifier, slow_regex
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,22 @@ def test_lint_warns_at_the_pattern(tmp_path):
     promptmill.compile(tmp_path)  # a warning: the build is written
     rt = promptmill.load(tmp_path / "build")
     assert rt.render("r", {"w": "aaa"}).text == "A.\n\nB."
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        (r"^(a|a?)+$", "repeats alternatives that overlap"),
+        (r"(a|aa)+$", "repeats alternatives that overlap"),
+        (r"\d*\d*\d*\d*x", "puts repeats of the same thing side by side"),
+        (r".*.*=", "puts repeats of the same thing side by side"),
+        (r"(a+)+$", "nests a repeat inside a repeat"),
+    ],
+)
+def test_overlapping_alternatives_and_side_by_side_repeats_are_found(pattern, why):
+    assert slow_regex(pattern) == why
+
+
+@pytest.mark.parametrize("pattern", [r"^(code|test)\b", r"^(a|b)*$", r"\d+\.\d+", r".*foo.*", r"\s*\w+", r"(?:ab|cd)+"])
+def test_unambiguous_patterns_pass_the_wider_check(pattern):
+    assert slow_regex(pattern) is None

@@ -300,3 +300,26 @@ sections:
     fmt = payload["response_format"]["json_schema"]
     assert fmt["strict"] is False and fmt["schema"]["properties"]["scores"]["additionalProperties"] == {"type": "number"}
     assert openai_problems(payload) == []
+
+
+def test_payloads_carry_the_roles_model_and_reply_limit_and_both_can_be_overridden():
+    s = state("directive-triage.state.yaml")  # the role declares model: gpt-4o-mini, budget.reserve 512
+    openai = render("directive-triage", "directive-triage.state.yaml", "openai")
+    assert openai.to_openai()["model"] == "gpt-4o-mini" and openai.to_openai()["max_completion_tokens"] == 512
+    assert openai.to_openai(model="gpt-4o", max_tokens=100) | {"messages": None} == {
+        **openai.to_openai(), "model": "gpt-4o", "max_completion_tokens": 100, "messages": None,
+    }
+    anthropic = runtime().render("directive-triage", s, provider="anthropic")
+    assert anthropic.to_anthropic()["model"] == "gpt-4o-mini" and anthropic.to_anthropic()["max_tokens"] == 512
+    assert anthropic.to_anthropic(model="claude-sonnet-4-6")["model"] == "claude-sonnet-4-6"
+    gemini = runtime().render("directive-triage", s, provider="gemini")
+    assert "model" not in gemini.to_gemini()  # the REST body has none: the model is in the URL
+    assert gemini.to_gemini()["generation_config"]["max_output_tokens"] == 512
+    kwargs = genai_kwargs(gemini.to_gemini(max_tokens=64), gemini.model)
+    assert kwargs["model"] == "gpt-4o-mini" and kwargs["config"]["max_output_tokens"] == 64
+
+
+def test_a_role_without_a_model_leaves_model_to_the_caller():
+    req = render("companion-chat", "companion-chat.state.yaml", "openai")
+    assert req.model is None and "model" not in req.to_openai()
+    assert req.to_openai(model="gpt-4o")["model"] == "gpt-4o"

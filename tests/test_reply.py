@@ -262,3 +262,21 @@ def test_free_form_reply_within_the_limits(scorer):
     notes = {"tags": ["a", "é", "😀"], "nested": [[[[{"x": None}]]]], "big": 10**40, "tiny": 1e-300}
     assert scorer.parse_reply({"confidence": 0.5, "notes": notes}) == {"confidence": 0.5, "notes": notes}
     assert scorer.parse_reply('{"confidence": 1e308}') == {"confidence": 1e308}
+
+
+@pytest.mark.parametrize(
+    ("reply", "where", "what"),
+    [
+        ('{\n  "a": 1,\n  "b": NaN\n}', "line 3, column 8", "NaN is not valid JSON"),
+        ('{\n "q": "NaN \\" Infinity",\n "v": -Infinity}', "line 3, column 7", "-Infinity is not valid JSON"),
+        ('{"x": {"k": 1, "k": 2}}', "line 1, column 16", 'key "k" appears twice in one object'),
+        ('{"a": 1,\n   "a": 2}', "line 2, column 4", 'key "a" appears twice in one object'),
+        ('{"k": [{"k": 1}], "k": 2}', "line 1, column 19", 'key "k" appears twice in one object'),
+    ],
+)
+def test_nan_and_duplicate_keys_are_reported_where_they_are(reply, where, what):
+    req = render("extractor", "extractor.state.yaml", "openai")
+    with pytest.raises(ReplyError) as err:
+        req.parse_reply(reply)
+    assert err.value.code == "PM860"
+    assert f"the reply's JSON does not parse at {where}: {what}" in str(err.value)

@@ -181,8 +181,9 @@ def test_mistakes_point_into_the_user_file(project, user, text, code, line, col,
     assert [(Path(d.file), d.code, d.line, d.col) for d in found] == [(path, code, line, col)], found
     assert words in found[0].message
     with pytest.raises(CompileError) as err:
-        promptmill.compile(project)
+        build_in_memory(project)  # this machine's renders and previews use the file
     assert code in [d.code for d in err.value.diagnostics]
+    assert promptmill.compile(project).compiled == ("other", "r")  # a personal file never breaks the build
 
 
 def test_a_project_setting_in_the_user_file_says_where_it_belongs(project, user):
@@ -199,21 +200,24 @@ def test_an_empty_user_file_holds_no_rules(project, user):
     assert "user:promptmill.yaml" not in [s.file for s in runtime.bundle("r").sources]  # as if there were none
 
 
-def test_editing_the_user_file_makes_the_build_stale_and_recompiles(project, user):
+def test_user_rules_stay_out_of_the_build_and_reach_this_machines_renders(project, user, monkeypatch):
     promptmill.compile(project)  # no user file yet
+    before = {p.name: p.read_bytes() for p in (project / "build").rglob("*") if p.is_file() and p.name != ".lock"}
     path = rules(user, "inject:\n  - {id: mine, fragment: n/user}\n")
-    assert promptmill.compile(project, check=True).stale  # a new user file is noticed
-    assert promptmill.compile(project).compiled == ("other", "r")
+    assert promptmill.compile(project, check=True).stale == ()  # CI's build and this one agree
     assert promptmill.compile(project).up_to_date
-    assert promptmill.compile(project, check=True).stale == ()
     path.write_text("inject:\n  - {id: mine, fragment: n/user, position: after}\n")
-    assert promptmill.compile(project, check=True).stale
-    second = promptmill.compile(project)
-    assert not second.up_to_date and second.compiled == ("other", "r")
-    assert promptmill.load(project / "build").render("other").sections[-1].id == "context:after:n/user"
-    path.unlink()  # gone again: the build is what it was without one
-    assert promptmill.compile(project).compiled == ("other", "r")
+    assert promptmill.compile(project, force=True).compiled == ("other", "r")
+    after = {p.name: p.read_bytes() for p in (project / "build").rglob("*") if p.is_file() and p.name != ".lock"}
+    assert after == before  # byte for byte what a machine without the file builds
     assert all(e.get("by") != "user:inject:mine" for e in promptmill.load(project / "build").render("other").events)
+    runtime, _ = build_in_memory(project)  # this machine's renders and previews have it
+    assert runtime.render("other").sections[-1].id == "context:after:n/user"
+    monkeypatch.chdir(project)
+    shown = CliRunner().invoke(main, ["render", "other", "--format", "pretty"])
+    assert "by user:inject:mine" in shown.output
+    built = CliRunner().invoke(main, ["render", "other", "--build", "build", "--format", "pretty"])
+    assert built.exit_code == 0 and "user:inject:mine" not in built.output
 
 
 def test_the_build_does_not_depend_on_where_the_user_folder_is(project, tmp_path, monkeypatch):

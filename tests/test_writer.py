@@ -10,17 +10,39 @@ import time
 import pytest
 
 from promptmill.errors import PromptmillError
-from promptmill.writer import build_lock, write_build
+from promptmill.writer import build_lock, bundle_path, write_build
 
 
 def test_leftovers_of_a_killed_compile_are_removed(tmp_path):
     (tmp_path / "roles").mkdir()
-    (tmp_path / ".tmp-manifest1").write_bytes(b"{half")  # a manifest write cut short
-    (tmp_path / "roles" / ".tmp-x").write_bytes(b"half a bundle")
-    (tmp_path / "roles" / "old.123.json").write_bytes(b"{}")  # listed by no manifest
-    removed = write_build(tmp_path, {"roles/new.456.json": b"{}"}, b"{}\n")
-    assert sorted(removed) == [".tmp-manifest1", "roles/.tmp-x", "roles/old.123.json"]
-    assert sorted(p.name for p in tmp_path.rglob("*")) == [".lock", "manifest.json", "new.456.json", "roles"]
+    (tmp_path / ".tmp-manifest").write_bytes(b"{half")  # a manifest write cut short (mkstemp: 8 characters)
+    (tmp_path / "roles" / ".tmp-x1y2z3_q").write_bytes(b"half a bundle")
+    old = bundle_path("old", b"{}")  # a bundle written by a killed compile: listed by no manifest
+    (tmp_path / old).write_bytes(b"{}")
+    new = bundle_path("new", b"{ }")
+    removed = write_build(tmp_path, {new: b"{ }"}, b"{}\n")
+    assert sorted(removed) == [".tmp-manifest", "roles/.tmp-x1y2z3_q", old]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == [".lock", "manifest.json", new[6:], "roles"]
+
+
+def test_garbage_collection_removes_only_files_promptmill_wrote(tmp_path):
+    (tmp_path / "roles" / "team").mkdir(parents=True)
+    mine = {
+        "roles/my-notes.json": b"{}",  # not named like a bundle
+        "roles/r.yaml": b"kind: role\n",  # a template
+        "roles/x.0123456789ab.json": b"{}",  # named like a bundle, but its content does not hash to the name
+        "roles/team/.tmp-notes": b"x",  # not mkstemp's name
+        "tokenizers/abc.json": b"{}",
+    }
+    for rel, data in mine.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    listed = bundle_path("gone", b"old")  # listed by the previous manifest
+    (tmp_path / listed).write_bytes(b"edited since")
+    removed = write_build(tmp_path, {bundle_path("a", b"{}"): b"{}"}, b"{}\n", owned=frozenset({listed}))
+    assert removed == [listed]
+    for rel, data in mine.items():
+        assert (tmp_path / rel).read_bytes() == data
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")

@@ -24,7 +24,7 @@ from .bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifes
 from .compiler import compile_role, source_hash, tokenizer_identity
 from .diagnostics import Diagnostic, has_errors, sort_diagnostics
 from .errors import BuildError, CompileError
-from .loader import discover, load_file
+from .loader import discover, invisible_characters, load_file
 from .model import Role, Template, build_template
 from .project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from .resolve import ComposedRole, Composer, Index, build_index
@@ -91,6 +91,7 @@ def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, Do
     doc, ldiags = load_file(path, project.display(path))
     diags.extend(ldiags)
     if doc is not None:
+        diags.extend(invisible_characters(doc))
         sdiags = check_document(doc)
         diags.extend(sdiags)
         if not sdiags:
@@ -107,6 +108,7 @@ def load_project(
     *,
     build_dir: str | os.PathLike[str] | None = None,
     cache: dict[DocKey, DocEntry] | None = None,
+    user_rules: bool = True,
 ) -> Loaded:
     """Find the project at `path` and load all of its templates.
 
@@ -114,7 +116,7 @@ def load_project(
     bytes did not change since the last call are not parsed again; on return
     the cache holds exactly the files of this call.
     """
-    project, diags = find_project(path, build_dir=build_dir)
+    project, diags = find_project(path, build_dir=build_dir, user_rules=user_rules)
     templates: list[Template] = []
     inputs: dict[str, str] = {}
     seen: dict[DocKey, DocEntry] = {}
@@ -277,8 +279,15 @@ def lint(path: str | os.PathLike[str] = ".") -> LintResult:
 def _read_manifest(build_dir: Path) -> Manifest | None:
     try:
         return manifest_from_dict(json.loads((build_dir / "manifest.json").read_bytes()))
-    except (OSError, ValueError, BuildError):
+    except (OSError, ValueError, BuildError, RecursionError):  # unusable: the compile writes a new one
         return None
+
+
+def _owned(old: Manifest | None) -> frozenset[str]:
+    """The build files the previous manifest lists (garbage collection may remove these)."""
+    if old is None:
+        return frozenset()
+    return frozenset([e.file for e in old.roles.values()] + [name[3:] for name in old.tokenizers if name.startswith("hf:")])
 
 
 def _tokenizer_inputs(project: Project, paths) -> dict[str, str]:
@@ -362,8 +371,10 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
     Raises `CompileError` (with every diagnostic) when a template has errors;
     the previous build is then left untouched. A compile that writes holds the
     build lock from reading the old build to the end (see `promptmill.writer`).
+    The user rules file (`$PROMPTMILL_USER_DIR/promptmill.yaml`) is personal and
+    never compiled in: a build made on one machine equals the one CI makes.
     """
-    project, pdiags = find_project(path, build_dir=output)
+    project, pdiags = find_project(path, build_dir=output, user_rules=False)  # personal rules stay out of builds
     if not has_errors(pdiags) and _bare_folder(project) and not discover(project.root, exclude=project.exclude)[0]:
         pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
     if has_errors(pdiags):
@@ -385,7 +396,7 @@ def _compile(path, project: Project, output, *, check: bool, force: bool) -> Com
         )
         if current is not None and current == old.inputs and intact:
             return CompileResult(build_dir, (), reused=tuple(old.roles), up_to_date=True, files=len(current))
-    loaded = load_project(path, build_dir=output)
+    loaded = load_project(path, build_dir=output, user_rules=False)
     reuse = None
     if old is not None and not force and not check and old.promptmill_version == __version__:
         reuse = {
@@ -403,10 +414,11 @@ def _compile(path, project: Project, output, *, check: bool, force: bool) -> Com
         abstract=abstract_roles(loaded),
     )
     manifest_bytes = manifest.to_json().encode("utf-8")
+    owned = _owned(old)
     if check:
-        stale = stale_files(build_dir, files, manifest_bytes)
+        stale = stale_files(build_dir, files, manifest_bytes, owned)
         return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
-    removed = install_build(build_dir, files, manifest_bytes)
+    removed = install_build(build_dir, files, manifest_bytes, owned)
     return CompileResult(
         build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
         removed=tuple(removed), files=loaded.files, bundles=bundles,

@@ -43,6 +43,7 @@ CODES: dict[str, Code] = {
     "PM110": Code("symlink-loop", "warning", "a symbolic link in the prompts folder loops or escapes it; it was skipped"),
     "PM111": Code("too-many-nodes", "error", "the document has more nodes than the limit"),
     "PM112": Code("line-too-long", "error", "a line exceeds the line-length limit"),
+    "PM113": Code("invisible-character", "warning", "a file holds a character a reviewer cannot see: a bidi control, a zero-width character, a soft hyphen, a BOM or a tag character"),
     # schema
     "PM200": Code("not-a-mapping", "error", "the document's top level is not a mapping"),
     "PM201": Code("schema-violation", "error", "a value does not match the template schema"),
@@ -104,7 +105,8 @@ CODES: dict[str, Code] = {
     "PM812": Code("state-too-large", "error", "the render state exceeds the size limit"),
     "PM813": Code("state-file-invalid", "error", "a state file could not be read or parsed"),
     "PM820": Code("render-failed", "error", "a template failed while filling it with the state"),
-    "PM830": Code("budget-unmet", "error", "the untrimmable sections alone exceed the budget"),
+    "PM821": Code("regex-timeout", "error", "a condition's regex ran past its time limit on a state value (it backtracks)"),
+    "PM830": Code("budget-unmet", "error", "the untrimmable sections alone exceed the budget, or the budget holds no section at all"),
     "PM831": Code("budget-invalid", "error", "a render-time budget is zero, negative, or not an integer"),
     "PM840": Code("unknown-provider", "error", "a provider name that does not exist"),
     "PM841": Code("provider-mismatch", "error", "a request fitted for one provider was rendered for another"),

@@ -11,7 +11,10 @@ exists. Comparisons never raise: a missing path or mismatched types make the
 comparison false (`ne` true, `exists` false), so a condition can be evaluated
 on any state.
 
-`evaluate` runs on every render and imports nothing heavy. `problems` is the
+`evaluate` runs on every render and imports nothing heavy. A `regex` runs on
+the `regex` engine (already loaded by tiktoken) with a deadline
+(`REGEX_TIMEOUT`), so a pattern that backtracks on crafted state fails the
+render with PM821, naming the path and the pattern, instead of hanging it. `problems` is the
 compile-time check of a condition's shape (operators, value types, regexes,
 roots). `partial` decides at compile time what `role.*` and `model` settle and
 returns the rest; `conjoin` builds `all` of several conditions.
@@ -19,10 +22,13 @@ returns the rest; `conjoin` builds `all` of several conditions.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
+
+import regex as re  # the engine `re` is, plus a timeout; a pattern means the same to both
+
+from .errors import RenderError
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
 ROOTS = ("state", "role", "model", "provider", "event")
@@ -61,6 +67,7 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 REGEX_CACHE = 512  # compiled patterns kept (they come from bundles, not from the state)
+REGEX_TIMEOUT = 0.1  # seconds one condition's regex may run on one value
 
 
 @lru_cache(maxsize=REGEX_CACHE)
@@ -68,7 +75,25 @@ def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _compare(op: str, actual: Any, value: Any) -> bool:
+class ConditionTimeout(RenderError):
+    """PM821: a condition's regex ran past `REGEX_TIMEOUT` on a state value."""
+
+    code = "PM821"
+
+
+def _search(pattern: str, text: str, path: str) -> bool:
+    try:
+        # positional (string, pos, endpos, concurrent, partial, timeout): a keyword costs a microsecond
+        return _regex(pattern).search(text, None, None, None, False, REGEX_TIMEOUT) is not None
+    except TimeoutError:
+        raise ConditionTimeout(
+            f"{path}: the condition regex {pattern!r} ran past its {REGEX_TIMEOUT * 1000:.0f} ms limit "
+            f"on this value ({len(text):,} characters)",
+            hint="the pattern backtracks on this input (lint warns with PM613): anchor it, or drop the nested or adjacent repeats",
+        ) from None
+
+
+def _compare(op: str, actual: Any, value: Any, path: str = "") -> bool:
     if op == "exists":
         want = True if value is None else bool(value)
         return (actual is not _MISSING and actual is not None) == want
@@ -99,7 +124,7 @@ def _compare(op: str, actual: Any, value: Any) -> bool:
             return isinstance(value, str) and value in actual
         return False
     if op == "regex":
-        return isinstance(actual, str) and isinstance(value, str) and _regex(value).search(actual) is not None
+        return isinstance(actual, str) and isinstance(value, str) and _search(value, actual, path)
     return False
 
 
@@ -113,7 +138,7 @@ def evaluate(condition: Mapping[str, Any] | None, context: Mapping[str, Any]) ->
         return all(evaluate(c, context) for c in condition["all"])
     if "not" in condition:
         return not evaluate(condition["not"], context)
-    return _compare(condition["op"], lookup(context, condition["path"]), condition.get("value"))
+    return _compare(condition["op"], lookup(context, condition["path"]), condition.get("value"), condition["path"])
 
 
 def paths(condition: Mapping[str, Any] | None) -> Iterator[tuple[tuple[str, ...], str]]:

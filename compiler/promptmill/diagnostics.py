@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from .showtext import visible
+
 Severity = Literal["error", "warning", "info"]
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
@@ -67,9 +69,10 @@ class Diagnostic:
         return Position(self.file, self.line, self.col)
 
     def format(self) -> str:
-        text = f"{self.file}:{self.line}:{self.col}: {self.severity}[{self.code}] {self.message}"
+        """One line (two with a hint); invisible and bidi characters shown as escapes."""
+        text = f"{visible(self.file)}:{self.line}:{self.col}: {self.severity}[{self.code}] {visible(self.message)}"
         if self.hint:
-            text += f"\n    hint: {self.hint}"
+            text += f"\n    hint: {visible(self.hint)}"
         return text
 
     def sort_key(self) -> tuple[str, int, int, int, str, str]:

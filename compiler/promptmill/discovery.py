@@ -161,40 +161,93 @@ def _follow(
 
 
 def _matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
-    """A predicate: does a relative posix path match any of the exclude globs?"""
+    """A predicate: does a relative posix path match any of the exclude globs?
+
+    Globs are matched by a set-of-states walk over the path (each character
+    once, each pattern state at most once per character), never by a
+    backtracking regex: twelve `**/` on a 30-level path cost microseconds.
+    """
     if not patterns:
         return lambda _path: False
-    regex = re.compile("|".join(f"(?:{glob_to_regex(p)})" for p in patterns))
-    return lambda path: regex.fullmatch(path) is not None
+    globs = [glob_tokens(p) for p in patterns]
+    return lambda path: any(_glob_match(tokens, path) for tokens in globs)
 
 
-def glob_to_regex(pattern: str) -> str:
-    """Translate a path glob to a regex: `*` and `?` stay within one path segment, `**` spans any."""
+Token = tuple[str, object]  # ("lit", "a") ("one", None) ("class", re.Pattern) ("star", None) ("any", None) ("dirs", None)
+
+
+def glob_tokens(pattern: str) -> list[Token]:
+    """A path glob as tokens: `*` and `?` stay within one path segment, `**` spans any,
+    `**/` is zero or more whole folders."""
     pattern = pattern.replace("\\", "/").strip("/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
-    out: list[str] = []
+    out: list[Token] = []
     i, n = 0, len(pattern)
     while i < n:
         if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
+            if not out or out[-1][0] != "dirs":  # `**/**/` is `**/`
+                out.append(("dirs", None))
             i += 3
         elif pattern.startswith("**", i):
-            out.append(".*")
+            out.append(("any", None))
             i += 2
         elif pattern[i] == "*":
-            out.append("[^/]*")
+            out.append(("star", None))
             i += 1
         elif pattern[i] == "?":
-            out.append("[^/]")
+            out.append(("one", None))
             i += 1
         elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
             body = pattern[i + 1 : end]
             negate = body.startswith("!")
             body = body[1:] if negate else body
-            out.append("[" + ("^/" if negate else "") + body.replace("\\", "\\\\") + "]")
+            out.append(("class", re.compile("[" + ("^/" if negate else "") + body.replace("\\", "\\\\") + "]")))
             i = end + 1
         else:
-            out.append(re.escape(pattern[i]))
+            out.append(("lit", pattern[i]))
             i += 1
-    return "".join(out)
+    return out
+
+
+def _glob_match(tokens: list[Token], path: str) -> bool:
+    """Whether `path` matches the whole glob: states are (token index, inside a `**/`)."""
+    m = len(tokens)
+
+    def closure(states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+        stack, seen = list(states), set(states)
+        while stack:
+            k, inside = stack.pop()
+            if k < m and not inside and tokens[k][0] in ("star", "any", "dirs") and (k + 1, False) not in seen:
+                seen.add((k + 1, False))
+                stack.append((k + 1, False))
+        return seen
+
+    states = closure({(0, False)})
+    for ch in path:
+        nxt: set[tuple[int, bool]] = set()
+        for k, _inside in states:
+            if k == m:
+                continue
+            kind, arg = tokens[k]
+            if kind == "dirs":
+                nxt.add((k, True))  # still inside the folders part
+                if ch == "/":
+                    nxt.add((k + 1, False))
+            elif kind == "any":
+                nxt.add((k, False))
+            elif kind == "star":
+                if ch != "/":
+                    nxt.add((k, False))
+            elif kind == "one":
+                if ch != "/":
+                    nxt.add((k + 1, False))
+            elif kind == "class":
+                if arg.fullmatch(ch):  # type: ignore[union-attr]
+                    nxt.add((k + 1, False))
+            elif ch == arg:
+                nxt.add((k + 1, False))
+        if not nxt:
+            return False
+        states = closure(nxt)
+    return (m, False) in states

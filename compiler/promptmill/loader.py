@@ -27,6 +27,7 @@ from .diagnostics import Diagnostic, Position
 from .discovery import discover
 from .errors import StateFileError
 from .scalartext import block_scalar_pos, flow_scalar_pos, split_lines
+from .showtext import INVISIBLE, describe
 from .textcheck import check_text, decode, line_col, read_bytes
 from .yamlbuild import Builder, Refusal, make_parser, syntax_problem
 
@@ -237,6 +238,26 @@ def _load(
         builder.out.styles,
         builder.out.aliases,
     ), []
+
+
+MAX_INVISIBLE_REPORTED = 20  # per file: a file full of them says so twenty times, not ten thousand
+
+
+def invisible_characters(doc: Document) -> list[Diagnostic]:
+    """PM113 warnings for characters a reviewer cannot see in the file (bidi controls,
+    zero-width characters, soft hyphens, a BOM inside the text, tag characters)."""
+    out = []
+    for match in INVISIBLE.finditer(doc.text):
+        if len(out) == MAX_INVISIBLE_REPORTED:
+            break
+        line, col = line_col(doc.text, match.start())
+        out.append(Diagnostic.at(
+            Position(doc.file, line, col), "PM113",
+            f"the file holds {describe(match.group())}, which is invisible or reorders the text around it: "
+            "a reviewer does not see what the model reads",
+            hint="delete it, or write it as an escape in a double-quoted string (\\u202E) if it is meant",
+        ))
+    return out
 
 
 def _build(

@@ -18,7 +18,7 @@ from . import conditions
 from .diagnostics import Diagnostic, Position
 from .loader import Document
 from .project import Layer
-from .regexlint import nested_quantifier
+from .regexlint import slow_regex
 
 SOURCES = ("text", "template", "each", "constraints", "output", "fragment", "history", "tools")
 ITEM_SOURCES = ("each", "history", "tools")
@@ -120,11 +120,12 @@ def condition_diagnostics(doc: Document, path: tuple, cond: Any, *, roots: bool 
         out.append(Diagnostic.at(doc.pos(path + sub), code, message))
     for where, leaf in conditions.leaves(cond):
         pattern = leaf.get("value")
-        if leaf["op"] == "regex" and isinstance(pattern, str) and nested_quantifier(pattern):
+        why = slow_regex(pattern) if leaf["op"] == "regex" and isinstance(pattern, str) else None
+        if why:
             out.append(Diagnostic.at(
                 doc.pos(path + where + ("value",)), "PM613",
-                f"regex '{pattern}' nests a repeat inside a repeat: on a crafted state value it can run for minutes",
-                hint="make the inner repeat unambiguous or possessive, e.g. (a+)+ -> a+ or (?:a++)+; Python's re has no timeout",
+                f"regex '{pattern}' {why}: on a crafted state value it backtracks until the render's regex deadline (PM821)",
+                hint="make the pattern unambiguous or possessive, e.g. (a+)+ -> a+, (a|aa)+ -> a+, \\d*\\d* -> \\d*",
             ))
     return out
 

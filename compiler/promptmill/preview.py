@@ -19,6 +19,7 @@ from typing import Any
 from .bundle import RoleBundle, plain
 from .report import budget_sum
 from .request import PromptRequest, RenderedSection
+from .showtext import visible
 
 BAR = 24
 RENDER_FORMAT = "promptmill-render"
@@ -26,16 +27,10 @@ RENDER_FORMAT_VERSION = 1
 _COLORS = {"kept": "32", "trimmed": "33", "truncated": "33", "dropped": "31", "empty": "90", "skipped": "90"}
 
 
-# control characters (tab aside) and bidirectional overrides: shown as escapes, so text from
-# the state cannot move the cursor, hide itself or reorder a line of the preview
-_INVISIBLE = {
-    **{c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0)]},
-    **{c: f"\\u{c:04x}" for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]},
-}
-
-
 def _visible(line: str) -> str:
-    return line if line.isprintable() else line.translate(_INVISIBLE)
+    """Control, bidi, zero-width and tag characters as escapes (see `promptmill.showtext`), so
+    text from the state cannot move the cursor, hide itself or reorder a line of the preview."""
+    return visible(line)
 
 
 def _c(text: str, code: str, color: bool) -> str:
@@ -99,7 +94,7 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
         elif note:
             dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
         if show_text and s.present:
-            for text_line in s.text.splitlines():
+            for text_line in _shown_lines(req, s):
                 out.append(_c("    │ ", "90", color) + _visible(text_line))
     out.append("")
     out.append("dropped: " + ("; ".join(dropped) if dropped else "nothing"))
@@ -110,6 +105,20 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
     left = req.budget - req.tokens
     out.append(_c(f"total: {req.tokens} of {req.budget} tokens ({_pct(req.tokens, req.budget).strip()}), {left} left", "1", color))
     return "\n".join(out)
+
+
+def _shown_lines(req: PromptRequest, s: RenderedSection) -> list[str]:
+    """A section's text by lines; history sent as turns (chat providers) shows one turn per
+    line group, `role: text`, as the model gets them, not run together."""
+    turns = [m for m in req.messages if m.turn and s.id in m.sections]
+    if not turns:
+        return s.text.splitlines()
+    lines = []
+    for m in turns:
+        body = m.content.splitlines() or [""]
+        lines.append(f"{m.role}: {body[0]}")
+        lines.extend(body[1:])
+    return lines
 
 
 def request_data(req: PromptRequest) -> dict[str, Any]:
@@ -157,12 +166,13 @@ def event_line(e: dict) -> str:
 
 
 def stats_table(bundles: dict[str, RoleBundle]) -> str:
-    """One row per role: sections, static tokens, dynamic sections, budget, tokenizer."""
+    """One row per role: sections, static tokens, dynamic sections (those whose text depends on the
+    render state, by the same stability `render` shows), budget, tokenizer."""
     rows = [("role", "sections", "static tokens", "dynamic", "budget", "tokenizer")]
     for rid in sorted(bundles):
         b = bundles[rid]
         static = sum(s.tokens for s in b.sections if s.kind == "static")
-        dynamic = sum(1 for s in b.sections if s.kind != "static")
+        dynamic = sum(1 for s in b.sections if s.stability != "stable")  # as render reports them
         rows.append((rid, str(len(b.sections)), str(static), str(dynamic), f"{b.budget.max_tokens - b.budget.reserve}", b.tokenizer))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []

@@ -15,7 +15,10 @@ folder are compiled into the build; the other layers provide ids to reference.
 The user folder may also hold a user rules file, `promptmill.yaml` at its top:
 it holds only `inject:` rules (the schema of the project's `inject:`), which
 apply to every role of every project that uses the user folder, at layer 0 by
-default. It is not a template; `Project.user_doc` holds it once loaded.
+default. It is not a template; `Project.user_doc` holds it once loaded. The
+rules are personal: `compile` leaves them out (`find_project(user_rules=False)`),
+so the committed build is the one CI makes; they apply to this machine's
+in-memory renders (`render` without `--build`), `watch` and `lint`.
 """
 
 from __future__ import annotations
@@ -122,6 +125,8 @@ def _locate(path: Path) -> Path | None:
             if folder == path or path.is_relative_to((folder / _prompts_setting(candidate)).resolve()):
                 return candidate
             return None
+        if folder == path and os.path.lexists(candidate):
+            return candidate  # a folder, FIFO, device or broken link: loading it says what it is (PM100)
     return None
 
 
@@ -129,8 +134,13 @@ def find_project(
     path: str | os.PathLike[str] = ".",
     *,
     build_dir: str | os.PathLike[str] | None = None,
+    user_rules: bool = True,
 ) -> tuple[Project, list[Diagnostic]]:
-    """Locate and load the project that `path` belongs to (see module docstring)."""
+    """Locate and load the project that `path` belongs to (see module docstring).
+
+    `user_rules=False` leaves the user rules file unread: `compile` builds what
+    every machine builds, and personal rules reach only this machine's
+    in-memory renders, previews and lint."""
     start = Path(path)
     diags: list[Diagnostic] = []
     if not start.exists():
@@ -172,13 +182,34 @@ def find_project(
         if udir.is_dir():
             layers.append(Layer("user", udir, "user:"))
             rules_file = udir / CONFIG_NAME
-            if rules_file.is_file() and (config_file is None or rules_file.resolve() != config_file.resolve()):
+            if user_rules and rules_file.is_file() and (config_file is None or rules_file.resolve() != config_file.resolve()):
                 user_doc, user_diags = load_user_rules(rules_file, Project(root, root, root).display(rules_file))
                 diags.extend(user_diags)
     if config.get("library", True):
         layers.append(Layer("library", library_dir(), "promptmill:"))
     project = Project(root, prompts, build, config, doc, tuple(layers), user_doc)
+    diags.extend(_build_overlap(project, from_config=build_dir is None))
     return project, diags
+
+
+def _build_overlap(project: Project, *, from_config: bool) -> list[Diagnostic]:
+    """PM010 when the build folder is a templates folder or holds one: a compile writes
+    and garbage-collects its `roles/` folder, which there is the templates' own."""
+    build = project.build_dir.resolve()
+    for layer in project.layers:
+        if layer.name not in ("project",) and not layer.name.startswith("search:"):
+            continue
+        folder = layer.root.resolve()
+        if folder == build or folder.is_relative_to(build):
+            what = "is" if folder == build else "holds"
+            where = "the prompts folder" if layer.name == "project" else f"the search_path folder {folder}"
+            shown = project.config.get("build", project.build_dir) if from_config else project.build_dir
+            message = f"the build folder {shown} {what} {where}: a compile would write into the templates"
+            hint = "set `build:` to a folder of its own (the default is build/)" if from_config else "pass `-o` a folder of its own"
+            if from_config and project.config_doc is not None and "build" in project.config:
+                return [Diagnostic.at(project.config_doc.pos(("build",)), "PM010", message, hint=hint)]
+            return [Diagnostic("PM010", "error", str(project.build_dir), 0, 0, message, hint=hint)]
+    return []
 
 
 def is_user_rules_file(layer: Layer, path: Path) -> bool:

@@ -89,7 +89,48 @@ def _loads(text: str, offset: int) -> Any:
         message = str(exc)
         if "integer string conversion" in message:  # Python's limit on digits of one integer
             message = "a number has too many digits"
-        raise _JSONProblem(message, offset) from None
+        raise _JSONProblem(message, offset + _locate(text, exc)) from None
+
+
+_CONSTANT = re.compile(r"-?(?:NaN|Infinity)")
+
+
+def _locate(text: str, exc: ValueError) -> int:
+    """Where in `text` the problem a parse hook raised lies: the NaN/Infinity, the repeated key
+    (the hooks get values, not positions). Scans strings once, outside them only."""
+    message = str(exc)
+    key = None
+    if message.startswith("key ") and " appears twice" in message:
+        key = json.loads(message[4 : message.index(" appears twice")])
+    objects: list[set[str] | None] = []  # per open bracket: the keys seen ({) or None ([)
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            j = end + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if key is not None and j < n and text[j] == ":" and objects and objects[-1] is not None:
+                try:
+                    name = json.loads(text[i : end + 1])
+                except ValueError:
+                    name = None
+                if name == key and name in objects[-1]:
+                    return i
+                objects[-1].add(name)
+            i = end + 1
+            continue
+        if ch in "{[":
+            objects.append(set() if ch == "{" else None)
+        elif ch in "}]" and objects:
+            objects.pop()
+        elif key is None and ch in "-NI" and (match := _CONSTANT.match(text, i)):
+            return match.start()
+        i += 1
+    return 0
 
 
 def _span(text: str, start: int) -> int | None:

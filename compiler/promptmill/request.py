@@ -94,6 +94,7 @@ class PromptRequest:
     output: Contract | None = None
     events: tuple[dict, ...] = ()
     state: Any = field(default=None, repr=False, compare=False)
+    model: str | None = None  # the model the role declares (`model:`), sent by to_openai/to_anthropic
 
     @property
     def text(self) -> str:
@@ -146,26 +147,34 @@ class PromptRequest:
 
         return live.render(self)
 
-    def to_openai(self) -> dict:
-        """keyword arguments of OpenAI `chat.completions.create` (add `model`)."""
+    def _reply(self, model: str | None, max_tokens: int | None) -> tuple[str | None, int | None]:
+        """The model and reply limit a payload carries: the role's (`model:`, `budget.reserve`) unless given."""
+        limit = self.reserve if max_tokens is None else max_tokens
+        return model or self.model, (limit if limit and limit > 0 else None)
+
+    def to_openai(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        """keyword arguments of OpenAI `chat.completions.create`: with the role's `model` (when it
+        declares one) and reply limit (`max_completion_tokens`, the budget's reserve); both overridable."""
         self._check_provider("openai")
         from .renderers import openai
 
-        return openai.render(self)
+        return openai.render(self, *self._reply(model, max_tokens))
 
-    def to_anthropic(self) -> dict:
-        """keyword arguments of Anthropic `messages.create` (add `model`)."""
+    def to_anthropic(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        """keyword arguments of Anthropic `messages.create`: with the role's `model` (when it
+        declares one) and `max_tokens` (the budget's reserve); both overridable."""
         self._check_provider("anthropic")
         from .renderers import anthropic
 
-        return anthropic.render(self)
+        return anthropic.render(self, *self._reply(model, max_tokens))
 
-    def to_gemini(self) -> dict:
-        """the Gemini `generateContent` body (`renderers.gemini.genai_kwargs` adapts it to google-genai)."""
+    def to_gemini(self, *, max_tokens: int | None = None) -> dict:
+        """the Gemini `generateContent` body, with the reply limit (`max_output_tokens`, the budget's
+        reserve; overridable). The model goes in the URL, or to `renderers.gemini.genai_kwargs`."""
         self._check_provider("gemini")
         from .renderers import gemini
 
-        return gemini.render(self)
+        return gemini.render(self, self._reply(None, max_tokens)[1])
 
     def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
         """Data of a model reply checked against the role's output contract (see promptmill.reply).

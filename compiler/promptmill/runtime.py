@@ -68,6 +68,22 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
+    except RecursionError:  # no build promptmill writes nests this deep
+        raise BuildError(f"{what} {path} is nested too deeply to be a promptmill build", hint="recompile: promptmill compile") from None
+
+
+def _require_content(role: str, req, limit: int) -> None:
+    """PM830 when the budget dropped every section: an empty prompt is never what was meant,
+    and no provider should get one (OpenAI would take `messages: []` without a word)."""
+    if any(s.present for s in req.sections):
+        return
+    dropped = [s.id for s in req.sections if s.status == "dropped"]
+    if dropped:
+        raise BudgetError(
+            f"role '{role}': the budget of {limit} tokens holds no section; dropped: {', '.join(dropped)}",
+            code="PM830",
+            hint="raise the budget (render(..., budget=N) or budget.max_tokens), or shorten what the state sends",
+        )
 
 
 def _validate(validator, role: str, state: Mapping[str, Any]) -> None:
@@ -237,11 +253,14 @@ class Runtime:
             }
             cands = []
             skipped = []
-            for index, spec in enumerate(bundle.sections):
-                if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
-                    skipped.append(spec)
-                    continue
-                cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            try:
+                for index, spec in enumerate(bundle.sections):
+                    if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
+                        skipped.append(spec)
+                        continue
+                    cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            except conditions.ConditionTimeout as exc:  # name the section whose condition it is
+                raise conditions.ConditionTimeout(f"role '{role}', section '{spec.id}': {exc.message}", hint=exc.hint) from None
             if any(c.spec.kind == "tools" for c in cands):
                 unique_tool_names(cands, self._reserved_tools(bundle, wire.name))
             result = Fitter(prepared, wire, limit, ctx).fit(cands)
@@ -249,7 +268,9 @@ class Runtime:
             if exc.role:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
-        return summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        req = summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        _require_content(role, req, limit)
+        return req
 
     @staticmethod
     def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:

@@ -87,8 +87,11 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
     path = tuple(err.absolute_path)
     validator = err.validator
     if validator in ("anyOf", "oneOf") and err.context:
-        # report the alternative that came closest, at its own node
-        return _diagnose(doc, best_match(err.context))
+        # report the alternative that came closest, at its own node; an alternative of the
+        # value's own type first (a string id with a bad character is PM206, not "expected a mapping")
+        wrong_type = {e.schema_path[0] for e in err.context if e.validator == "type" and not e.path}
+        same_type = [e for e in err.context if e.schema_path[0] not in wrong_type]
+        return _diagnose(doc, best_match(same_type or err.context))
     where = _where(path)
     if validator == "additionalProperties" and isinstance(err.instance, dict):
         allowed = list((err.schema.get("properties") or {}).keys())
@@ -147,7 +150,9 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
                 hint=f"did you mean '{close}'?" if close else None,
             )
         ]
-    if validator == "pattern" and path and path[-1] in ("id", "extends", "output", "fragment"):
+    if validator == "pattern" and path and (
+        path[-1] in ("id", "extends", "output", "fragment") or str(err.schema.get("title", "")).endswith(" id")
+    ):
         return [_invalid_id(doc, path, where, err)]
     return [Diagnostic.at(doc.pos(path), "PM201", f"{where}: {err.message}")]
 

@@ -74,15 +74,37 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
             code="PM812",
             hint=_TOO_BIG_HINT,
         )
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
+    raw = _read_bounded(p, max_bytes)
+    if len(raw) > max_bytes:  # a device or pipe (a link to /dev/zero): its size said nothing
+        raise _fail(p, f"is over the limit of {max_bytes / 1_048_576:.1f} MiB", code="PM812", hint=_TOO_BIG_HINT)
     if _blank(raw):
         return {}  # an empty (or comments-only) state file is an empty state
     # the bytes already read (not the file again): StateFileError with file:line:col
     data = load_data_bytes(raw, p.as_posix(), json_text=p.suffix.lower() == ".json", max_bytes=max_bytes)
     return {} if data is None else data
+
+
+def _read_bounded(p: Path, max_bytes: int) -> bytes:
+    """At most max_bytes+1 bytes of `p`, whatever it is (a device or a FIFO included):
+    opened without waiting for a writer, read with a bound, never slurped whole."""
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
+    try:
+        os.set_blocking(fd, True)  # a FIFO without a writer reads as empty, one with a writer is read
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(max_bytes + 1 - size, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def read_state_stream(stream: IO[bytes], *, max_bytes: int = MAX_STATE_FILE_BYTES, name: str = "<stdin>") -> Any:

@@ -113,6 +113,7 @@ def summarize(
         output=bundle.output,
         events=tuple(events),
         state=state,
+        model=bundle.model,
     )
 
 

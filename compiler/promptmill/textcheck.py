@@ -37,7 +37,11 @@ def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes | tuple[str, s
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            mode = info.st_mode
+            kind = (
+                "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+            )
             return "PM100", f"expected a YAML file, but this is {kind}"
         if info.st_size > limit:
             return "PM105", f"the file is {info.st_size:,} bytes; the limit is {limit:,} bytes"

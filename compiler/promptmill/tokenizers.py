@@ -30,6 +30,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import regex as _regex
+
 from .errors import TokenizerError
 
 DEFAULT_TOKENIZER = "o200k_base"
@@ -171,31 +173,35 @@ class HFTokenizer:
         return False
 
 
-def _extends(ch: str) -> bool:
-    """True when `ch` belongs to the character before it: a combining mark, a zero-width
-    joiner, a variation selector, an emoji skin tone or tag."""
-    return (
-        unicodedata.category(ch) in ("Mn", "Me", "Mc")
-        or ch == "\u200d"
-        or "\ufe00" <= ch <= "\ufe0f"
-        or "\U0001f3fb" <= ch <= "\U0001f3ff"
-        or "\U000e0020" <= ch <= "\U000e007f"
-    )
+_CLUSTER = _regex.compile(r"\X")  # one extended grapheme cluster (Unicode UAX #29)
+_CLUSTER_WINDOW = 4096  # characters looked at before a cut: boundaries depend on little context
+_RI = ("\U0001f1e6", "\U0001f1ff")  # regional indicators pair up into flags counted from the run's start
+
+
+def _window_start(text: str, at: int) -> int:
+    """Where to start reading clusters so that the boundaries near `at` come out right."""
+    start = max(0, at - _CLUSTER_WINDOW)
+    while start > 0 and _RI[0] <= text[start - 1] <= _RI[1]:  # a flag's pairing needs the whole run
+        start -= 1
+    return start
 
 
 def whole_clusters(text: str, cut: str, keep: str) -> str:
     """`cut` (a prefix of `text` for keep="head", a suffix for "tail") shortened so the cut
-    does not split a character cluster: no letter without its marks ('é' is not cut to 'e'),
-    no mark without its letter, no emoji sequence left hanging on a zero-width joiner."""
-    if keep == "head":
-        end = len(cut)
-        while 0 < end < len(text) and (_extends(text[end]) or text[end - 1] == "\u200d"):
-            end -= 1
-        return cut[:end]
-    start = len(text) - len(cut)
-    while 0 < start < len(text) and (_extends(text[start]) or text[start - 1] == "\u200d"):
-        start += 1
-    return text[start:]
+    does not split an extended grapheme cluster (`\\X` of the `regex` engine): no letter
+    without its marks ('é' is not cut to 'e'), no mark without its letter, no emoji
+    sequence left hanging on a zero-width joiner, no half flag, no Hangul syllable cut
+    between its jamo, no CR without its LF."""
+    at = len(cut) if keep == "head" else len(text) - len(cut)
+    if at <= 0 or at >= len(text):
+        return cut
+    for match in _CLUSTER.finditer(text, _window_start(text, at)):
+        if match.end() < at:
+            continue
+        if match.start() == at or match.end() == at:
+            return cut  # the cut falls on a boundary
+        return text[: match.start()] if keep == "head" else text[match.end() :]
+    return cut
 
 
 def _partial_end(raw: bytes) -> bool:

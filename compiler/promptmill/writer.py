@@ -5,7 +5,9 @@ named by role id and content hash (`roles/executor.3f2a9c1b0d4e.json`). A new
 build writes its bundles first (each to a temporary file, flushed, then renamed
 into place), then replaces `manifest.json` in one rename, and only then removes
 files the new manifest no longer lists (temporary files of a killed compile
-included). A reader therefore always sees the old
+included), and of those only files promptmill wrote: a bundle or tokenizer
+named by its content hash, or one the previous manifest listed. A template or
+any other file in the folder is never deleted. A reader therefore always sees the old
 manifest with all its files, or the new one with all of its files; a compile
 killed at any moment leaves one of the two, and the next complete compile
 removes whatever the killed one left behind. A lock file (`build/.lock`, an
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -127,18 +130,20 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = False) -> None:
         _fsync_dir(path.parent)
 
 
-def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
+def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes, owned: frozenset[str] = frozenset()) -> list[str]:
     """Install a build under the lock: `files` maps relative paths to bytes. Returns removed stale paths."""
     build_dir = Path(build_dir)
     with build_lock(build_dir):
-        return install_build(build_dir, files, manifest)
+        return install_build(build_dir, files, manifest, owned)
 
 
-def install_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
+def install_build(build_dir: Path, files: dict[str, bytes], manifest: bytes, owned: frozenset[str] = frozenset()) -> list[str]:
     """Install a build; the caller holds `build_lock(build_dir)`. Returns removed stale paths.
 
     A write that fails (disk full, no permission, a folder in the way) is PM014;
     the manifest is written last, so the previous build stays loadable.
+    `owned` holds the paths the previous manifest listed; garbage collection
+    removes only files promptmill wrote (see `written_by_promptmill`).
     """
     build_dir = Path(build_dir)
     try:
@@ -150,33 +155,73 @@ def install_build(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> 
         atomic_write(build_dir / "manifest.json", manifest, durable=True)
     except OSError as exc:
         raise unwritable(build_dir, exc) from None
-    return _collect_garbage(build_dir, set(files))
+    return _collect_garbage(build_dir, set(files), owned)
 
 
-def _collect_garbage(build_dir: Path, keep: set[str]) -> list[str]:
+_TMP_NAME = re.compile(re.escape(TMP_PREFIX) + r"[a-z0-9_]{8}")  # tempfile.mkstemp's names
+_BUNDLE_NAME = re.compile(r"roles/(?:[A-Za-z0-9][A-Za-z0-9_.-]*/)*[A-Za-z0-9][A-Za-z0-9_.-]*\.([0-9a-f]{12})\.json")
+_TOKENIZER_NAME = re.compile(r"tokenizers/([0-9a-f]{16})\.json")
+
+
+def written_by_promptmill(build_dir: Path, rel: str, owned: frozenset[str] | set[str] = frozenset()) -> bool:
+    """True when the build file `rel` is one promptmill writes, so garbage collection may remove it.
+
+    A temporary file of a killed write (`.tmp-` and mkstemp's 8 characters), or
+    a file named like a bundle (`roles/<id>.<hash>.json`) or a shipped tokenizer
+    (`tokenizers/<hash>.json`) that the previous manifest listed or whose
+    content hashes to its name. Anything else, a template or someone's notes in
+    a folder they pointed `-o` at, is never touched.
+    """
+    if _TMP_NAME.fullmatch(rel.rsplit("/", 1)[-1]):
+        return True
+    for pattern, length in ((_BUNDLE_NAME, 12), (_TOKENIZER_NAME, 16)):
+        match = pattern.fullmatch(rel)
+        if match is None:
+            continue
+        if rel in owned:
+            return True
+        try:
+            return hashlib.sha256((build_dir / rel).read_bytes()).hexdigest()[:length] == match.group(1)
+        except OSError:
+            return False
+    return False
+
+
+def _collect_garbage(build_dir: Path, keep: set[str], owned: frozenset[str] = frozenset()) -> list[str]:
     removed = []
     for path in sorted(build_dir.glob(TMP_PREFIX + "*")):  # a manifest write that was killed
-        with contextlib.suppress(OSError):
-            path.unlink()
-            removed.append(path.name)
-    for sub in ("roles", "tokenizers"):
-        root = build_dir / sub
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*"), reverse=True):
-            rel = path.relative_to(build_dir).as_posix()
-            if path.is_dir():
-                with contextlib.suppress(OSError):
-                    path.rmdir()  # only empty folders go
-                continue
-            if rel not in keep:
-                with contextlib.suppress(OSError):
-                    path.unlink()
-                    removed.append(rel)
+        if _TMP_NAME.fullmatch(path.name) and path.is_file():
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path.name)
+    emptied: set[Path] = set()
+    for rel in _build_files(build_dir):
+        if rel not in keep and written_by_promptmill(build_dir, rel, owned):
+            with contextlib.suppress(OSError):
+                (build_dir / rel).unlink()
+                removed.append(rel)
+                emptied.add((build_dir / rel).parent)
+    for folder in sorted(emptied, key=lambda p: len(p.parts), reverse=True):  # only folders this emptied
+        while folder != build_dir and folder.is_relative_to(build_dir):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
     return removed
 
 
-def stale_files(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> list[str]:
+def _build_files(build_dir: Path) -> list[str]:
+    """Relative paths of the regular files under the build's `roles/` and `tokenizers/`."""
+    out = []
+    for sub in ("roles", "tokenizers"):
+        root = build_dir / sub
+        if root.is_dir() and not root.is_symlink():
+            out.extend(p.relative_to(build_dir).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    return sorted(out)
+
+
+def stale_files(build_dir: Path, files: dict[str, bytes], manifest: bytes, owned: frozenset[str] = frozenset()) -> list[str]:
     """Relative paths whose content in `build_dir` differs from what a compile would write."""
     build_dir = Path(build_dir)
     stale = []
@@ -184,11 +229,7 @@ def stale_files(build_dir: Path, files: dict[str, bytes], manifest: bytes) -> li
         path = build_dir / rel
         if not path.is_file() or path.read_bytes() != data:
             stale.append(rel)
-    for sub in ("roles", "tokenizers"):
-        root = build_dir / sub
-        if root.is_dir():
-            for path in sorted(root.rglob("*")):
-                rel = path.relative_to(build_dir).as_posix()
-                if path.is_file() and rel not in files:
-                    stale.append(rel)
+    stale.extend(
+        rel for rel in _build_files(build_dir) if rel not in files and written_by_promptmill(build_dir, rel, owned)
+    )
     return stale

@@ -1,6 +1,7 @@
 """Anthropic Messages: top-level `system` blocks with a cache breakpoint, alternating turns.
 
-    client.messages.create(model="claude-sonnet-4-5", **req.to_anthropic())
+    client.messages.create(**req.to_anthropic())  # a role that declares `model:`
+    client.messages.create(**req.to_anthropic(model="claude-sonnet-4-5"))
 
 `system` is a list of text blocks: the stable prefix, then the rest. With the
 role's `cache: true` the last block of the leading stable run (system blocks,
@@ -23,8 +24,8 @@ from .chat import split
 CACHE = {"type": "ephemeral"}
 
 
-def render(req: PromptRequest) -> dict:
-    """The keyword arguments of `messages.create` (without `model`)."""
+def render(req: PromptRequest, model: str | None = None, max_tokens: int | None = None) -> dict:
+    """The keyword arguments of `messages.create` (`model` when known)."""
     system, turns = split(req, "anthropic")
     blocks = [{"type": "text", "text": text} for text, _ in system]
     stable = [s for _, s in system]
@@ -44,9 +45,9 @@ def render(req: PromptRequest) -> dict:
     for m in messages:  # a single plain block reads better as a string
         if len(m["content"]) == 1 and "cache_control" not in m["content"][0]:
             m["content"] = m["content"][0]["text"]
-    out: dict = {}
-    if req.reserve > 0:
-        out["max_tokens"] = req.reserve
+    out: dict = {"model": model} if model else {}
+    if max_tokens:
+        out["max_tokens"] = max_tokens
     if system:
         out["system"] = blocks[: len(system)]
     out["messages"] = messages

@@ -1,6 +1,10 @@
 """OpenAI chat completions: `messages` in layout order, native `tools`, `response_format`.
 
-    client.chat.completions.create(model="gpt-4o", **req.to_openai())
+    client.chat.completions.create(**req.to_openai())  # a role that declares `model:`
+    client.chat.completions.create(**req.to_openai(model="gpt-4o"))
+
+`model` is the role's (`model:`) unless given; `max_completion_tokens` is the
+budget's `reserve` (the tokens kept for the reply) unless `max_tokens` is given.
 
 Messages are the ones the budget was counted on (system first when the role
 has a stable prefix; history turns as their own messages). With
@@ -17,9 +21,12 @@ from ..request import PromptRequest
 from ..tooldecl import extra_tools, openai_tool, response_format
 
 
-def render(req: PromptRequest) -> dict:
-    """The keyword arguments of `chat.completions.create` (without `model`)."""
-    out: dict = {"messages": [{"role": m.role, "content": m.content} for m in req.messages]}
+def render(req: PromptRequest, model: str | None = None, max_tokens: int | None = None) -> dict:
+    """The keyword arguments of `chat.completions.create` (`model` when known)."""
+    out: dict = {"model": model} if model else {}
+    out["messages"] = [{"role": m.role, "content": m.content} for m in req.messages]
+    if max_tokens:
+        out["max_completion_tokens"] = max_tokens
     decls = [*req.tools, *extra_tools(req.output, "openai", req.tool_mode)]
     if decls:
         out["tools"] = [openai_tool(d) for d in decls]
