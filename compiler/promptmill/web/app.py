@@ -210,6 +210,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(self.server.session.read_example(name))
             elif path == "/api/events":
                 self._events()
+            elif path == "/favicon.ico":
+                self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
             else:
                 self._refuse(HTTPStatus.NOT_FOUND, "404 not found")
         except (BrokenPipeError, ConnectionResetError):

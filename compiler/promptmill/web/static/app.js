@@ -110,7 +110,7 @@ async function render() {
 
 function show(data) {
   if (data.status) showStatus(data.status);
-  const stateCodes = ["PM811", "PM812", "PM813"];
+  const stateCodes = ["PM810", "PM811", "PM812", "PM813"];
   if (data.error) {  // keep the last good render on the page
     const inState = stateCodes.includes(data.error.code);
     showError($("state-error"), inState ? data.error : null, "state", ui.state.value);
@@ -124,6 +124,7 @@ function show(data) {
   if (!app.tab || !data.views[app.tab]) app.tab = data.provider;
   draw();
   document.body.dataset.rendered = String(app.seq);
+  if (!document.body.dataset.firstRenderMs) document.body.dataset.firstRenderMs = performance.now().toFixed(0);
 }
 
 function draw() {
