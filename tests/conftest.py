@@ -55,7 +55,9 @@ def open_page(chromium):
     pages = []
 
     def open_(url: str, *, width: int = 1400, height: int = 1000):
-        context = chromium.new_context(viewport={"width": width, "height": height})
+        # bypass_csp: Playwright's waits evaluate strings, which the page's policy forbids; without
+        # the policy the hostile-state test also shows the page itself never turns data into HTML
+        context = chromium.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
         page = context.new_page()
         page.errors = []
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
