@@ -235,7 +235,8 @@ async function compare() {
   }
   showError($("compare-error"), null);
   const rows = got.sections.map((r) => {
-    const cell = (x) => (x ? x.status + " " + x.tokens : "(absent)");
+    const present = ["kept", "trimmed", "truncated"];
+    const cell = (x) => (x ? x.status + (present.includes(x.status) ? " " + x.tokens : "") : "(absent)");
     return el("tr", { "data-section": r.id },
       el("td", { class: "sid", text: r.id }), el("td", { text: cell(r.before) }), el("td", { text: cell(r.after) }),
       el("td", { class: "num delta" + (r.delta > 0 ? " up" : r.delta < 0 ? " down" : ""), text: (r.delta > 0 ? "+" : "") + r.delta }));
