@@ -108,3 +108,28 @@ def test_compare_with_the_committed_build_in_the_page(live):
     page.click("#compare-run")
     page.wait_for_function("document.getElementById('compare-diff').textContent.includes('-Grace Hopper asks')")
     assert page.text_content("#compare-sections tr[data-section=task] .delta") == "0"
+
+
+def test_a_project_broken_at_start_shows_once_fixed(starter_project, preview_server, open_page):
+    role = starter_project / ROLE
+    save(role, "trim: never", "trim: [never")
+    page = open_page(preview_server(starter_project).url)
+    assert "error(s) in the templates" in page.text_content("#diagnostics")
+    assert "error[PM001]" in page.text_content("#render-error")
+    assert page.eval_on_selector_all("#role option", "o => o.length") == 0
+    save(role, "trim: [never", "trim: never")
+    wait_payload(page, "Ada asks: How do I rotate my API key?")
+    assert page.input_value("#role") == "helpdesk"
+    assert page.input_value("#example") == "examples/helpdesk.state.yaml"
+    page.wait_for_selector("#diagnostics", state="hidden")
+    # a role saved while the page is open joins the picker
+    (starter_project / "prompts/roles/faq.yaml").write_text(
+        role.read_text().replace("id: helpdesk", "id: faq").replace("Answers one customer", "Answers a frequent"))
+    page.wait_for_function("[...document.querySelectorAll('#role option')].map(o => o.value).join() === 'faq,helpdesk'",
+                           timeout=5000)
+    page.select_option("#role", "faq")
+    page.wait_for_function("document.getElementById('state-error').textContent.includes('PM810')")  # no example: {}
+    assert page.text_content("#payload") == page.text_content("#head") == ""  # nothing of helpdesk stays
+    page.fill("#state", "customer: {name: Ada}\nquestion: Is there a free plan?\n")
+    page.wait_for_function("document.getElementById('head').textContent.startsWith('faq → openai')")
+    assert "Ada asks: Is there a free plan?" in page.text_content("#payload")

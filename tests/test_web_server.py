@@ -220,3 +220,13 @@ def test_cli_serves_until_interrupted(starter_project):
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
+
+
+def test_cross_site_fetches_are_refused_but_the_page_opens(server):
+    cross = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}
+    for path in ("/api/project", "/static/app.js", "/api/events"):
+        assert request(server, path, headers=cross)[0] == 403, path
+    opened = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+    assert request(server, "/", headers=opened)[0] == 200
+    assert request(server, "/api/project", headers=opened)[0] == 403
+    assert request(server, "/api/project", headers={"Sec-Fetch-Site": "same-origin"})[0] == 200

@@ -185,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, (why + "\n").encode("utf-8"), "text/plain; charset=utf-8")
 
     def _guarded(self) -> bool:
-        why = refusal(self.headers, self.server.port)
+        why = refusal(self.headers, self.server.port, urlsplit(self.path).path)
         if why is not None:
             self._refuse(HTTPStatus.FORBIDDEN, f"403 forbidden: {why}")
             return False
@@ -277,6 +277,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _events(self) -> None:
         """Server-sent events: the status now, then one after every recompile."""
         self._headers(200, "text/event-stream; charset=utf-8")
+        if self.command == "HEAD":
+            return
         q = self.server.subscribe()
         try:
             self._event(self.server.session.status())

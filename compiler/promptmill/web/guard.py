@@ -4,8 +4,9 @@ The server listens on 127.0.0.1, but a web page on another site can still
 reach it through the visitor's browser: by DNS rebinding (a name of the
 attacker's that resolves to 127.0.0.1, so the Host header names that site) or
 by a cross-origin request (the Origin header names that site). Both are
-refused: the Host header must be a loopback name with the server's port, and
-an Origin header, when sent, must be `http://` the same.
+refused: the Host header must be a loopback name with the server's port, an
+Origin header, when sent, must be `http://` the same, and a browser's
+`Sec-Fetch-Site` may say cross-site only when opening the page itself.
 """
 
 from __future__ import annotations
@@ -53,10 +54,18 @@ def origin_ok(origin: str | None, port: int) -> bool:
     return url.scheme == "http" and (url.hostname or "") in LOOPBACK and origin_port == port
 
 
-def refusal(headers, port: int) -> str | None:
-    """Why a request with these headers is refused, or None when it may be answered."""
+def refusal(headers, port: int, path: str = "/") -> str | None:
+    """Why a request with these headers is refused, or None when it may be answered.
+
+    Besides Host and Origin: a browser's `Sec-Fetch-Site: cross-site` (or
+    `same-site`) is refused for everything but opening the page itself, so
+    another site can neither embed the page's data nor load its files.
+    """
     if not host_ok(headers.get("Host"), port):
         return f"Host {headers.get('Host')!r} is not this preview server (127.0.0.1:{port})"
     if not origin_ok(headers.get("Origin"), port):
         return f"Origin {headers.get('Origin')!r} is not this preview server (http://127.0.0.1:{port})"
+    site = (headers.get("Sec-Fetch-Site") or "").lower()
+    if site in ("cross-site", "same-site") and not (path == "/" and (headers.get("Sec-Fetch-Mode") or "") == "navigate"):
+        return f"a request from another site ({site}) for {path}"
     return None

@@ -58,11 +58,7 @@ function showError(box, e, what, source) {
 async function init() {
   app.project = await api("/api/project");
   $("project").textContent = app.project.project;
-  for (const r of app.project.roles) ui.role.append(el("option", { value: r, text: r }));
-  for (const p of app.project.examples) {
-    ui.example.append(el("option", { value: p, text: p }));
-    $("compare-example").append(el("option", { value: p, text: p }));
-  }
+  fillPickers();
   for (const p of PROVIDERS) {
     const b = el("button", { type: "button", role: "tab", "data-provider": p, text: p });
     b.addEventListener("click", () => { app.tab = p; draw(); });
@@ -74,11 +70,34 @@ async function init() {
   connect();
 }
 
+function fillPickers() {
+  const options = (list, first) => [...first, ...list.map((v) => el("option", { value: v, text: v }))];
+  ui.role.replaceChildren(...options(app.project.roles, []));
+  ui.role.value = app.role || "";
+  ui.example.replaceChildren(...options(app.project.examples, [el("option", { value: "", text: "(typed in the page)" })]));
+  ui.example.value = app.statePath;
+  const other = $("compare-example");
+  const chosen = other.value;
+  other.replaceChildren(...options(app.project.examples, [el("option", { value: "", text: "(typed below)" })]));
+  other.value = chosen;
+}
+
+async function refreshProject() {  // roles and state files come and go with saves
+  const project = await api("/api/project");
+  if (project.error) return;
+  const same = JSON.stringify([project.roles, project.examples]) === JSON.stringify([app.project.roles, app.project.examples]);
+  app.project = project;
+  if (!same) fillPickers();
+  if (!app.role && project.role) { await chooseRole(project.role, project.state); return true; }
+  return false;
+}
+
 async function chooseRole(role, statePath) {
   app.role = role;
   ui.role.value = role || "";
   app.budget = null;
   app.tab = null;
+  clearView();
   const path = statePath || (app.project.example_for[role] || "");
   await loadState(path);
 }
@@ -160,6 +179,14 @@ function draw() {
   $("payload").textContent = v.payload;
 }
 
+function clearView() {  // another role: nothing of the last one stays on the page
+  app.data = null;
+  for (const id of ["head", "budget-line", "dropped", "total", "payload", "payload-tokens", "payload-title"]) $(id).textContent = "";
+  $("origins").replaceChildren();
+  $("sections").tBodies[0].replaceChildren();
+  $("total-fill").style.width = "0";
+}
+
 const open = new Set();  // sections whose text is shown
 
 function drawSections(v) {
@@ -211,6 +238,7 @@ function connect() {
     showStatus(st);
     if (st.version <= app.version) return;
     app.version = st.version;
+    if (await refreshProject()) return;  // the first role that compiled is now shown
     const edited = ui.state.value !== app.loadedText;
     if (app.statePath && st.changed.includes(app.statePath) && !edited) return loadState(app.statePath);
     render();
