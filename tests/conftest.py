@@ -91,7 +91,7 @@ def preview_server():
     servers = []
 
     def start(project, **kw):
-        server = make_server(project, port=0, **kw).start()
+        server = make_server(project, **{"port": 0, **kw}).start()
         servers.append(server)
         return server
 

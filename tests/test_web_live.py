@@ -133,3 +133,15 @@ def test_a_project_broken_at_start_shows_once_fixed(starter_project, preview_ser
     page.fill("#state", "customer: {name: Ada}\nquestion: Is there a free plan?\n")
     page.wait_for_function("document.getElementById('head').textContent.startsWith('faq → openai')")
     assert "Ada asks: Is there a free plan?" in page.text_content("#payload")
+
+
+def test_the_page_follows_a_restarted_server(starter_project, preview_server, open_page):
+    first = preview_server(starter_project, role="helpdesk", watch=False)
+    page = open_page(first.url)
+    port = first.port
+    first.close()
+    page.wait_for_function("document.getElementById('live').textContent === 'reconnecting…'")
+    save(starter_project / ROLE, "Answer the customer's question below", "Answer the question written below")
+    preview_server(starter_project, role="helpdesk", port=port, watch=False)
+    wait_payload(page, "Answer the question written below", timeout=10)
+    assert "live · ok" in page.text_content("#live")

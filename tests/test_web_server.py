@@ -230,3 +230,10 @@ def test_cross_site_fetches_are_refused_but_the_page_opens(server):
     assert request(server, "/", headers=opened)[0] == 200
     assert request(server, "/api/project", headers=opened)[0] == 403
     assert request(server, "/api/project", headers={"Sec-Fetch-Site": "same-origin"})[0] == 200
+
+
+def test_a_folder_inside_the_project_previews_the_project(starter_project, preview_server):
+    server = preview_server(starter_project / "prompts" / "roles", watch=False)
+    project = json.loads(request(server, "/api/project")[2])
+    assert project["project"] == "demo" and project["roles"] == ["helpdesk"]
+    assert project["examples"] == ["examples/helpdesk.state.yaml"]

@@ -313,8 +313,7 @@ def preview(role: str | None, state_file: str | None, port: int, open_browser: b
     if state_file == STDIN:
         raise ConfigError("preview needs a state file it can watch; '-' (standard input) is read once", code="PM010",
                           hint="save the state to a .yaml or .json file and pass its path")
-    serve(project, role=role, state=state_file, port=port, open_browser=open_browser,
-          write=lambda line: click.echo(line, err=False))
+    serve(project, role=role, state=state_file, port=port, open_browser=open_browser, write=click.echo)
 
 
 def _writer(tty: bool) -> Callable[[str], None]:

@@ -281,6 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         q = self.server.subscribe()
         try:
+            self.wfile.write(b"retry: 1000\n\n")  # reconnect within a second when the server restarts
             self._event(self.server.session.status())
             idle = 0.0
             while not self.server.closing.is_set():

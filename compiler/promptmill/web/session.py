@@ -19,6 +19,7 @@ import io
 import json
 import os
 import re
+import secrets
 import threading
 import time
 from collections.abc import Iterable
@@ -160,7 +161,10 @@ class Session:
         self.last_ms = 0.0
         self._lock = threading.Lock()
         self._build: tuple[tuple[int, int], Runtime] | None = None
+        self.instance = secrets.token_hex(4)  # a page that reconnects to a restarted server starts over
         self.refresh()
+        if self.workspace.project is not None:  # PROJECT may be any folder inside the project
+            self.root = self.workspace.project.root.resolve()
 
     # -- the project ----------------------------------------------------------
     def refresh(self, changed: Iterable[Path] = ()) -> dict[str, Any]:
@@ -178,6 +182,7 @@ class Session:
 
     def status(self, changed: Iterable[Path] = ()) -> dict[str, Any]:
         return {
+            "instance": self.instance,
             "version": self.version,
             "ok": self.ok,
             "diagnostics": self.diagnostics,

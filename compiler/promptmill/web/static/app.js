@@ -66,6 +66,7 @@ async function init() {
   }
   showStatus(app.project.status);
   app.version = app.project.status.version;
+  app.instance = app.project.status.instance;
   await chooseRole(app.project.role, app.project.state);
   connect();
 }
@@ -236,6 +237,12 @@ function connect() {
   es.addEventListener("status", async (ev) => {
     const st = JSON.parse(ev.data);
     showStatus(st);
+    if (st.instance !== app.instance) {  // a restarted server: its versions start again
+      app.instance = st.instance;
+      app.version = st.version;
+      await refreshProject();
+      return render();
+    }
     if (st.version <= app.version) return;
     app.version = st.version;
     if (await refreshProject()) return;  // the first role that compiled is now shown
