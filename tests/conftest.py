@@ -28,8 +28,15 @@ def _empty_user_dir(tmp_path_factory, monkeypatch):
 # -- web preview (tests/test_web_*.py): a real headless Chromium ------------------------
 # Debian's chromium (`apt-get install chromium`), driven by Playwright for Python;
 # `playwright install` is never needed. The browser tests skip, saying why, when
-# either is missing; .ci/run installs both.
+# either is missing, and fail instead with PROMPTMILL_REQUIRE_BROWSER=1 (.ci/run
+# sets it after installing both).
 CHROMIUM = os.environ.get("PROMPTMILL_CHROMIUM", "/usr/bin/chromium")
+
+
+def _no_browser(why: str):
+    if os.environ.get("PROMPTMILL_REQUIRE_BROWSER"):
+        pytest.fail(f"{why}; PROMPTMILL_REQUIRE_BROWSER is set", pytrace=False)
+    pytest.skip(why)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -38,11 +45,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 def chromium():
     """One headless Chromium for the whole run."""
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+        _no_browser(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
+        _no_browser("playwright is not installed (pip install -e '.[dev]')")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser

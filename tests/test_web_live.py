@@ -68,7 +68,7 @@ def test_a_broken_edit_shows_diagnostics_and_keeps_the_last_render(live):
     page.wait_for_selector("#diagnostics:not([hidden])", timeout=5000)
     shown = page.text_content("#diagnostics")
     assert "error(s) in the templates; showing the last good render" in shown
-    assert "prompts/roles/helpdesk.yaml:" in shown and "error[PM1" in shown
+    assert "\nprompts/roles/helpdesk.yaml:" in shown and "error[PM1" in shown  # relative to the project
     assert "broken" in page.get_attribute("#live", "class")
     assert page.text_content("#payload") == good
     # a state edit in the page still renders, with the last good templates

@@ -142,9 +142,6 @@ def view(req: PromptRequest) -> dict[str, Any]:
     }
 
 
-def _diag_data(d) -> dict[str, Any]:
-    return {"code": d.code, "severity": d.severity, "file": d.file, "line": d.line, "col": d.col,
-            "message": d.message, "hint": d.hint}
 
 
 class Session:
@@ -156,7 +153,7 @@ class Session:
         self.state_file = Path(state_file).resolve() if state_file is not None else None
         self.runtime: Runtime | None = None  # the last runtime that compiled
         self.ok = False  # the last refresh compiled
-        self.diagnostics: list[dict[str, Any]] = []
+        self._diags: list = []  # of the last refresh
         self.version = 0
         self.last_ms = 0.0
         self._lock = threading.Lock()
@@ -175,10 +172,20 @@ class Session:
             if runtime is not None:
                 self.runtime = runtime
             self.ok = runtime is not None
-            self.diagnostics = [_diag_data(d) for d in diags]
+            self._diags = diags
             self.version += 1
             self.last_ms = (time.perf_counter() - start) * 1000
             return self.status(changed)
+
+    def _diag_data(self, d) -> dict[str, Any]:
+        """A diagnostic as data, its file named relative to the project root."""
+        file = self.shown(Path(d.file)) if d.file and not d.file.startswith("<") else d.file
+        return {"code": d.code, "severity": d.severity, "file": file, "line": d.line, "col": d.col,
+                "message": d.message, "hint": d.hint}
+
+    @property
+    def diagnostics(self) -> list[dict[str, Any]]:
+        return [self._diag_data(d) for d in self._diags]
 
     def status(self, changed: Iterable[Path] = ()) -> dict[str, Any]:
         return {
