@@ -293,6 +293,29 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
     sys.exit(0)
 
 
+@main.command()
+@click.argument("role", required=False)
+@click.option("--state", "state_file", type=click.Path(), help="Render state to start with (.yaml, .yml or .json); watched too.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@click.option("--project", default=".", type=click.Path(exists=True, file_okay=False), show_default=True, help="Project to preview.")
+@handled
+def preview(role: str | None, state_file: str | None, port: int, open_browser: bool, project: str) -> None:
+    """Serve a live web preview of the project's roles on 127.0.0.1.
+
+    Pick a role and a state, drag the budget, compare provider payloads and
+    builds; every save re-renders the page. Ctrl-C stops it.
+    """
+    from .errors import ConfigError
+    from .statefile import STDIN
+    from .web import serve
+
+    if state_file == STDIN:
+        raise ConfigError("preview needs a state file it can watch; '-' (standard input) is read once", code="PM010",
+                          hint="save the state to a .yaml or .json file and pass its path")
+    serve(project, role=role, state=state_file, port=port, open_browser=open_browser, write=click.echo)
+
+
 def _writer(tty: bool) -> Callable[[str], None]:
     def write(text: str) -> None:
         if tty:

@@ -1,0 +1,239 @@
+"""The preview server over plain HTTP: loopback only, Host/Origin refusal, nothing
+served outside the page's own files, errors as data, and the CLI command.
+
+No browser here (tests/test_web_page.py and test_web_live.py drive Chromium).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from promptmill.cli import main
+from promptmill.web.guard import host_ok, origin_ok
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def request(server, path, *, method="GET", host=None, headers=None, body=None):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", host if host is not None else f"127.0.0.1:{server.port}")
+        for k, v in (headers or {}).items():
+            conn.putheader(k, v)
+        data = json.dumps(body).encode() if body is not None else b""
+        if body is not None:
+            conn.putheader("Content-Type", "application/json")
+        conn.putheader("Content-Length", str(len(data)))
+        conn.endheaders(data)
+        resp = conn.getresponse()
+        return resp.status, resp.getheader("Content-Type") or "", resp.read()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def server(starter_project, preview_server):
+    return preview_server(starter_project, watch=False)
+
+
+def test_listens_on_loopback_only(server):
+    assert server.server_address[0] == "127.0.0.1"
+    assert server.url == f"http://127.0.0.1:{server.port}/"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "[::1]:{port}", "LOCALHOST:{port}"])
+def test_local_host_is_answered(server, host):
+    status, ctype, body = request(server, "/", host=host.format(port=server.port))
+    assert status == 200 and ctype.startswith("text/html")
+    assert b"promptmill preview" in body
+
+
+@pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1.evil.example:{port}", "127.0.0.1:1{port}",
+                                  "localhost", "", "127.0.0.1:{port}@evil.example", "[::1"])
+def test_foreign_host_is_refused(server, host):
+    """DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends Host: evil.example."""
+    for path in ("/", "/api/project", "/static/app.js"):
+        status, _, body = request(server, path, host=host.format(port=server.port))
+        assert status == 403, (host, path)
+        assert b"forbidden" in body and b"ada" not in body.lower()
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "http://127.0.0.1:1", "https://127.0.0.1:{port}",
+                                    "null", "http://localhost.evil.example:{port}"])
+def test_foreign_origin_is_refused(server, origin):
+    origin = origin.format(port=server.port)
+    status, _, _ = request(server, "/api/project", headers={"Origin": origin})
+    assert status == 403
+    status, _, _ = request(server, "/api/render", method="POST", headers={"Origin": origin},
+                           body={"role": "helpdesk", "state": ""})
+    assert status == 403
+
+
+def test_own_origin_is_answered(server):
+    status, _, _ = request(server, "/api/project", headers={"Origin": f"http://localhost:{server.port}"})
+    assert status == 200
+
+
+@pytest.mark.parametrize("path", ["/static/../session.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
+                                  "/static/", "/static/static/app.js", "/app.py", "/static//etc/passwd",
+                                  "/../pyproject.toml", "/static/index.html/..", "/promptmill.yaml"])
+def test_nothing_outside_the_static_files(server, path):
+    status, _, body = request(server, path)
+    assert status == 404, path
+    assert b"import" not in body and b"prompts" not in body
+
+
+def test_state_files_only_from_the_project_list(server):
+    status, _, body = request(server, "/api/project")
+    project = json.loads(body)
+    assert project["examples"] == ["examples/helpdesk.state.yaml"]
+    assert project["example_for"] == {"helpdesk": "examples/helpdesk.state.yaml"}
+    ok = json.loads(request(server, "/api/state?path=examples/helpdesk.state.yaml")[2])
+    assert "question: How do I rotate my API key?" in ok["text"]
+    for bad in ("promptmill.yaml", "../demo/examples/helpdesk.state.yaml", "/etc/passwd", "prompts/roles/helpdesk.yaml"):
+        got = json.loads(request(server, "/api/state?path=" + bad)[2])
+        assert got["error"]["code"] == "PM813" and "text" not in got
+
+
+def test_static_files_have_a_strict_policy(server):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn.request("GET", "/")
+    resp = conn.getresponse()
+    resp.read()
+    assert "script-src 'self'" in resp.getheader("Content-Security-Policy")
+    assert resp.getheader("X-Content-Type-Options") == "nosniff"
+    conn.close()
+
+
+def test_state_errors_are_data_with_line_and_column(server):
+    status, _, body = request(server, "/api/render", method="POST",
+                              body={"role": "helpdesk", "state": "customer: {name: Ada\nquestion: [\n"})
+    assert status == 200
+    err = json.loads(body)["error"]
+    assert err["code"] == "PM813" and (err["line"], err["col"]) == (2, 9)
+    assert err["message"].startswith("state:2:9: ")
+    json_err = json.loads(request(server, "/api/render", method="POST",
+                                  body={"role": "helpdesk", "state": '{"customer": {"name": "Ada"},,}'})[2])["error"]
+    assert (json_err["code"], json_err["line"], json_err["col"]) == ("PM813", 1, 30)
+
+
+def test_render_errors_are_data(server):
+    got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": "question: 1"})[2])
+    assert got["error"]["code"] == "PM810" and "state" in got["error"]["message"]
+    got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdsk", "state": ""})[2])
+    assert got["error"]["code"] == "PM802" and "helpdesk" in (got["error"]["hint"] or got["error"]["message"])
+    status, _, body = request(server, "/api/render", method="POST",
+                              body={"role": "helpdesk", "state": "", "budget": "lots"})
+    assert status == 400 and json.loads(body)["error"]["code"] == "PM010"
+    status, _, _ = request(server, "/api/render", method="POST", headers={"Content-Type": "text/plain"})
+    assert status == 415
+
+
+def test_render_has_every_provider(server, starter_project):
+    state = (starter_project / "examples/helpdesk.state.yaml").read_text()
+    got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": state})[2])
+    assert got["provider"] == "openai"
+    assert set(got["views"]) == {"text", "openai", "anthropic", "gemini", "live"}
+    openai = got["views"]["openai"]
+    assert openai["budget_line"] == "budget 3500: max_tokens 4000 - reserve 500"
+    assert [s["id"] for s in openai["sections"]][-2:] == ["articles", "question"]
+    # the stable system run is the cached prefix; its last section carries the breakpoint
+    cached = [s["id"] for s in openai["sections"] if s["cached"]]
+    assert cached == openai["cache"]["sections"] and cached[-1] == openai["cache"]["breakpoint_after"]
+    assert [s["id"] for s in openai["sections"] if s["breakpoint"]] == [cached[-1]]
+
+
+def test_compare_against_the_build(server, starter_project):
+    role = starter_project / "prompts/roles/helpdesk.yaml"
+    role.write_text(role.read_text().replace("using the help-centre articles.", "using only the articles below, and cite them."))
+    server.session.refresh()
+    state = (starter_project / "examples/helpdesk.state.yaml").read_text()
+    got = json.loads(request(server, "/api/compare", method="POST",
+                             body={"role": "helpdesk", "state": state, "against": "build"})[2])
+    assert not got["same"]
+    assert "-Answer the customer's question below using the help-centre articles." in got["diff"]
+    assert "+Answer the customer's question below using only the articles below, and cite them." in got["diff"]
+    task = next(r for r in got["sections"] if r["id"] == "task")
+    assert task["delta"] == task["after"]["tokens"] - task["before"]["tokens"] > 0
+    assert got["total"]["delta"] == got["total"]["after"] - got["total"]["before"]
+    other = json.loads(request(server, "/api/compare", method="POST",
+                               body={"role": "helpdesk", "state": state, "against": "state",
+                                     "other": state.replace("Ada", "Grace Hopper")})[2])
+    assert "-Grace Hopper asks: How do I rotate my API key?" in other["diff"]
+    assert next(r for r in other["sections"] if r["id"] == "question")["delta"] < 0
+
+
+def test_guard_rules():
+    assert host_ok("127.0.0.1:8765", 8765) and host_ok("localhost.:8765", 8765)
+    assert not host_ok("127.0.0.1", 8765) and host_ok("127.0.0.1", 80)
+    assert not host_ok("127.0.0.2:8765", 8765) and not host_ok(None, 8765) and not host_ok("0.0.0.0:8765", 8765)
+    assert origin_ok(None, 8765) and origin_ok("http://[::1]:8765", 8765)
+    assert not origin_ok("http://127.0.0.1:99999", 8765) and not origin_ok("file://", 8765)
+
+
+def test_cli_refuses_bad_arguments(starter_project, monkeypatch):
+    monkeypatch.chdir(starter_project)
+    runner = CliRunner()
+    got = runner.invoke(main, ["preview", "helpdsk", "--port", "0"])
+    assert got.exit_code == 1 and "error[PM802]" in got.output and "Traceback" not in got.output
+    got = runner.invoke(main, ["preview", "--state", "missing.yaml", "--port", "0"])
+    assert got.exit_code == 1 and "error[PM813]" in got.output and "no such file" in got.output
+    got = runner.invoke(main, ["preview", "--state", "-", "--port", "0"])
+    assert got.exit_code == 1 and "error[PM010]" in got.output
+
+
+def test_cli_port_in_use(starter_project, preview_server, monkeypatch):
+    taken = preview_server(starter_project, watch=False)
+    monkeypatch.chdir(starter_project)
+    got = CliRunner().invoke(main, ["preview", "--port", str(taken.port)])
+    assert got.exit_code == 1 and f"error[PM010]: port {taken.port} on 127.0.0.1 is already in use" in got.output
+
+
+def test_cli_serves_until_interrupted(starter_project):
+    exe = Path(sys.executable).with_name("promptmill")
+    proc = subprocess.Popen([str(exe), "preview", "helpdesk", "--state", "examples/helpdesk.state.yaml", "--port", "0"],
+                            cwd=starter_project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "NO_COLOR": "1"})
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("promptmill preview of demo: http://127.0.0.1:"), first
+        port = int(first.rsplit(":", 1)[1].strip(" /\n"))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/project")
+        data = json.loads(conn.getresponse().read())
+        assert data["role"] == "helpdesk" and data["state"] == "examples/helpdesk.state.yaml"
+        conn.close()
+    finally:
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err
+
+
+def test_cross_site_fetches_are_refused_but_the_page_opens(server):
+    cross = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}
+    for path in ("/api/project", "/static/app.js", "/api/events"):
+        assert request(server, path, headers=cross)[0] == 403, path
+    opened = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+    assert request(server, "/", headers=opened)[0] == 200
+    assert request(server, "/api/project", headers=opened)[0] == 403
+    assert request(server, "/api/project", headers={"Sec-Fetch-Site": "same-origin"})[0] == 200
+
+
+def test_a_folder_inside_the_project_previews_the_project(starter_project, preview_server):
+    server = preview_server(starter_project / "prompts" / "roles", watch=False)
+    project = json.loads(request(server, "/api/project")[2])
+    assert project["project"] == "demo" and project["roles"] == ["helpdesk"]
+    assert project["examples"] == ["examples/helpdesk.state.yaml"]
