@@ -21,8 +21,8 @@ import random
 import tempfile
 from pathlib import Path
 
-from promptmill.api import build_in_memory
-from promptmill.tokenizers import get_tokenizer
+from promptmill.compiling.api import build_in_memory
+from promptmill.runtime.tokenizers import get_tokenizer
 
 ROLE = """kind: role
 id: chat-step-{step}

@@ -2,7 +2,7 @@
 
     PYTHONPATH=compiler python bench/bench_watch.py [--roles 50] [--saves 30]
 
-Runs the real command (`python -m promptmill.cli watch`, default debounce
+Runs the real command (`python -m promptmill.cli.main watch`, default debounce
 0.05 s) in a subprocess, then saves files the way an editor does and times,
 from just before each write until the refreshed screen showing the new text
 has been printed:
@@ -88,7 +88,7 @@ def run_scenario(name: str, saves: int, save, screen: Screen) -> tuple[list[floa
 
 def incremental_ratio(root: Path, role: Path, runs: int = 7) -> tuple[float, float]:
     """(ms of a compile from scratch, ms of a Workspace refresh after one role edit), medians."""
-    from promptmill.api import Workspace, build_in_memory
+    from promptmill.compiling.api import Workspace, build_in_memory
 
     scratch, refresh = [], []
     ws = Workspace(root)
@@ -118,7 +118,7 @@ def main() -> None:
         state_text = state.read_text()
         env = dict(os.environ, NO_COLOR="1")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "promptmill.cli", "watch", ".", "--role", ROLE, "--state", "state.yaml"],
+            [sys.executable, "-m", "promptmill.cli.main", "watch", ".", "--role", ROLE, "--state", "state.yaml"],
             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         )
         try:

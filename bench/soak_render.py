@@ -31,8 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "compiler"))
 
 import promptmill  # noqa: E402
-from promptmill import conditions, jinjaguard, metaschema  # noqa: E402
-from promptmill.errors import BudgetError, ProviderError  # noqa: E402
+from promptmill.core.errors import BudgetError, ProviderError  # noqa: E402
+from promptmill.runtime import conditions  # noqa: E402
+from promptmill.runtime.jinja import guard as jinjaguard  # noqa: E402
+from promptmill.runtime.schema import metaschema  # noqa: E402
 
 ROLES = {
     "executor": "executor.state.yaml",
@@ -52,7 +54,7 @@ WORDS = (
 
 def example_states() -> dict[str, dict]:
     """The shipped example states (JSON-parsed from YAML without importing the loader twice)."""
-    from promptmill.loader import load_data_file
+    from promptmill.source.loader import load_data_file
 
     return {role: load_data_file(ROOT / "prompts" / "examples" / name) for role, name in ROLES.items()}
 

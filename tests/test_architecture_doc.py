@@ -120,8 +120,8 @@ def test_render_path_stays_inside_the_runtime_rows() -> None:
     assert len(states) >= 5
     code = (
         "import json, sys, promptmill\n"
-        "from promptmill.errors import PromptmillError\n"
-        "from promptmill.wire import PROVIDERS\n"
+        "from promptmill.core.errors import PromptmillError\n"
+        "from promptmill.runtime.wire import PROVIDERS\n"
         "states = json.load(sys.stdin)\n"
         f"rt = promptmill.load({str(ROOT / 'build')!r})\n"
         "done = 0\n"

@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.cli import main
-from promptmill.request import PromptRequest
-from promptmill.statefile import MAX_STATE_FILE_BYTES
+from promptmill.cli.main import main
+from promptmill.cli.statefile import MAX_STATE_FILE_BYTES
+from promptmill.runtime.request import PromptRequest
 
 CASES = Path(__file__).parent / "cases" / "render"
 NEGATIVE = sorted((CASES / "negative").iterdir())
@@ -223,8 +223,8 @@ def test_broken_templates_show_diagnostics(project):
 
 
 def _api_request(project: Path, **kw) -> PromptRequest:
-    from promptmill.api import build_in_memory
-    from promptmill.statefile import read_state
+    from promptmill.cli.statefile import read_state
+    from promptmill.compiling.api import build_in_memory
 
     runtime, _ = build_in_memory(project)
     return runtime.render("triage", read_state(project / "state.yaml"), **kw)
@@ -327,7 +327,7 @@ def test_stats_of_a_broken_build(build):
 def test_compile_into_an_unwritable_folder_is_one_line_pm014(tmp_path):
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
 
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text("kind: role\nid: r\nsections: [{id: a, text: hi}]\n")

@@ -7,8 +7,8 @@ import pathlib
 
 import pytest
 
-from promptmill.discovery import glob_to_regex
-from promptmill.loader import discover, load_file
+from promptmill.source.discovery import glob_to_regex
+from promptmill.source.loader import discover, load_file
 
 
 def make(root: pathlib.Path, *names: str) -> None:

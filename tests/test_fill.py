@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.errors import StateError
+from promptmill.core.errors import StateError
 
 ROLE = """\
 kind: role
@@ -200,7 +200,7 @@ def test_undeclared_state_keys_do_not_shadow_template_globals(tmp_path: Path):
 
 
 def test_the_globals_fill_protects_are_the_sandboxs():
-    from promptmill.fill import SANDBOX_GLOBALS
-    from promptmill.sandbox import compile_template
+    from promptmill.runtime.fill import SANDBOX_GLOBALS
+    from promptmill.runtime.jinja.sandbox import compile_template
 
     assert set(compile_template("{{ x }}").globals) == SANDBOX_GLOBALS

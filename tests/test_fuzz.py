@@ -28,11 +28,11 @@ from providers_support import runtime, state
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import promptmill
-from promptmill.codes import CODES
-from promptmill.errors import PromptmillError
-from promptmill.loader import load_text
-from promptmill.tokenizers import get_tokenizer
-from promptmill.wire import WIRES
+from promptmill.core.codes import CODES
+from promptmill.core.errors import PromptmillError
+from promptmill.runtime.tokenizers import get_tokenizer
+from promptmill.runtime.wire import WIRES
+from promptmill.source.loader import load_text
 
 TOK = get_tokenizer("o200k_base")
 ROOT = Path(__file__).resolve().parents[1]

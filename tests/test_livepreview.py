@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.api import Workspace
-from promptmill.livepreview import STATUS_MARK, LivePreview
-from promptmill.watch import Watcher
+from promptmill.cli.livepreview import STATUS_MARK, LivePreview
+from promptmill.cli.watch import Watcher
+from promptmill.compiling.api import Workspace
 
 CASES = Path(__file__).parent / "cases" / "render"
 TIMEOUT = 15.0
@@ -166,7 +166,7 @@ def _wait_line(lines: queue.Queue, needle: str, seen: list[str]) -> str:
 def test_watch_command_end_to_end(project):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1] / "compiler"), NO_COLOR="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "promptmill.cli", "watch", ".", "--role", "triage", "--state", "state.yaml", "--debounce", "0.02"],
+        [sys.executable, "-m", "promptmill.cli.main", "watch", ".", "--role", "triage", "--state", "state.yaml", "--debounce", "0.02"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=project,
     )
     try:

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptmill import tooldecl
-from promptmill.counting import Counter
-from promptmill.errors import BudgetError, StateError
+from promptmill.core.errors import BudgetError, StateError
+from promptmill.runtime.counting import Counter
+from promptmill.runtime.engine import tooldecl
 from providers_support import SHIPPED, TOK, documented_total, render, runtime, state
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import promptmill
-from promptmill.regexlint import nested_quantifier
+from promptmill.compose.regexlint import nested_quantifier
 
 
 @pytest.mark.parametrize(

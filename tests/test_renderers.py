@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.errors import ProviderError
-from promptmill.renderers.gemini import genai_kwargs
+from promptmill.core.errors import ProviderError
+from promptmill.runtime.renderers.gemini import genai_kwargs
 from providers_support import PROVIDERS, SHIPPED, render, runtime, state
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "renderers"
@@ -208,7 +208,7 @@ def test_unknown_provider_lists_the_valid_ones(name):
 
 
 def test_all_system_role_cannot_be_sent_to_anthropic(tmp_path):
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text("kind: role\nid: r\nsections:\n  - id: a\n    text: only a system prompt\n")
@@ -223,7 +223,7 @@ def test_all_system_role_cannot_be_sent_to_anthropic(tmp_path):
 def test_cli_render_format(tmp_path):
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
     from providers_support import EXAMPLES, ROOT
 
     result = CliRunner().invoke(main, ["render", "companion-chat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-chat.state.yaml"), "--format", "anthropic"])
@@ -236,7 +236,7 @@ def test_cli_render_format(tmp_path):
 
 
 def _project(tmp_path, files: dict[str, str]):
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     (tmp_path / "prompts").mkdir()
     for name, text in files.items():

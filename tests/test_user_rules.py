@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.api import Workspace, build_in_memory
-from promptmill.cli import main
-from promptmill.errors import CompileError
-from promptmill.livepreview import LivePreview
-from promptmill.watch import Watcher
-from promptmill.which import which
+from promptmill.cli.livepreview import LivePreview
+from promptmill.cli.main import main
+from promptmill.cli.watch import Watcher
+from promptmill.compiling.api import Workspace, build_in_memory
+from promptmill.compiling.which import which
+from promptmill.core.errors import CompileError
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
