@@ -32,17 +32,65 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.diagnostics import Diagnostic, Position
 from ..runtime import conditions
+from ..source.loader import Document
 from ..source.schemacheck import suggest
+from .index import Index
 from .model import Fragment, Role
-from .resolve import ContextEntry, Index, InjectRule
 
 POSITIONS = ("system", "before", "after")
+DEFAULT_LAYERS = {"user": 0, "role": 1, "project": 3}  # default `layer:` of an injection rule, by where it is written
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class InjectRule:
+    """One `inject:` rule: from the user rules file or promptmill.yaml (owner -1), or a role
+    (owner = its depth in the chain)."""
+
+    data: dict
+    doc: Document
+    path: tuple
+    owner: int
+    origin: str  # "user:promptmill.yaml", "promptmill.yaml" or "role <id>"
+    scope: str = "role"  # "user", "project" or "role": the default layer, and how reports name it
+
+    def pos(self, *sub: Any) -> Position:
+        return self.doc.pos(self.path + sub)
+
+    @property
+    def name(self) -> str:
+        return self.data.get("id") or self.data["fragment"]
+
+    @property
+    def layer(self) -> int:
+        """The explicit `layer:`, else the default of where the rule was written."""
+        return self.data.get("layer", DEFAULT_LAYERS[self.scope])
+
+    @property
+    def declared_by(self) -> str:
+        """How events and reports name the rule: `inject:<id>`, `user:inject:<id>` from the user file."""
+        return f"user:inject:{self.name}" if self.scope == "user" else f"inject:{self.name}"
+
+
+@dataclass(frozen=True)
+class ContextEntry:
+    """A fragment placed around the role's sections."""
+
+    fragment: Fragment
+    position: str  # system | before | after
+    wrap: bool
+    declared_by: str  # "role:<id>", "inject:<rule id>" or "user:inject:<rule id>"
+    layer: int | None = None  # injection layer (None for a role's own context)
+    when: dict | None = None  # runtime condition left after compile-time facts were applied
+    injected: bool = False
+    owner: int = -1  # depth of the declaring role in the chain (-1: the project)
+    where: Position | None = None  # where it was declared
+    yields_to: tuple[str, ...] = ()  # earlier conditional placements that win when they apply
 
 
 def tag_name(fragment: Fragment) -> str:

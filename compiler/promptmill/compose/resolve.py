@@ -1,10 +1,4 @@
-"""Resolve references: the id index along the search path, and composed roles.
-
-`Index` maps (kind, id) to the template found first along the layers (project,
-search path, user folder, shipped library); a project overrides a shipped
-fragment simply by defining the same id, and `shadowed` keeps what lost. Two
-files of one layer defining the same id is an error (PM301); an id that hides
-one further down the search path is noted (PM306, info).
+"""Resolve references: composed roles.
 
 `Composer(index, project).compose(role)` walks the extends chain (see
 `promptmill.compose.extends`) and merges sections, inputs, settings, budgets, context
@@ -18,111 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.diagnostics import Diagnostic, Position
+from ..core.diagnostics import Diagnostic
 from ..source.loader import Document
 from ..source.project import USER_RULES_SOURCE
+from .context import DEFAULT_LAYERS, ContextEntry, InjectRule, compose_context
 from .extends import MAX_CHAIN, Chains, compose_sections, merge_inputs
-from .model import Fragment, Role, SectionDef, Template, condition_diagnostics
+from .index import Index, build_index
+from .model import Role, SectionDef, condition_diagnostics
 
 __all__ = ["DEFAULT_LAYERS", "MAX_CHAIN", "ComposedRole", "Composer", "ContextEntry", "Index", "InjectRule", "build_index", "compose"]
 
-DEFAULT_LAYERS = {"user": 0, "role": 1, "project": 3}  # default `layer:` of an injection rule, by where it is written
 SETTINGS = ("model", "provider", "tool_mode", "cache", "separator", "category", "output")
-
-
-@dataclass
-class Index:
-    """First match wins along the layers; `shadowed` keeps what lost, in layer order."""
-
-    templates: dict[tuple[str, str], Template] = field(default_factory=dict)
-    shadowed: dict[tuple[str, str], list[Template]] = field(default_factory=dict)
-
-    def get(self, kind: str, tid: str) -> Template | None:
-        return self.templates.get((kind, tid))
-
-    def ids(self, kind: str) -> list[str]:
-        return sorted(t for k, t in self.templates if k == kind)
-
-
-def build_index(templates: list[Template]) -> tuple[Index, list[Diagnostic]]:
-    """Index templates given in layer order (project first)."""
-    index = Index()
-    diags: list[Diagnostic] = []
-    for t in templates:
-        key = (t.kind, t.id)
-        first = index.templates.get(key)
-        if first is None:
-            index.templates[key] = t
-        elif first.layer.name == t.layer.name:
-            where = first.pos("id")
-            diags.append(
-                Diagnostic.at(
-                    t.pos("id"),
-                    "PM301",
-                    f"{t.kind} id '{t.id}' is already defined in {where.file}:{where.line}:{where.col}",
-                    hint="ids must be unique within a folder; rename one of them",
-                )
-            )
-        else:
-            if key not in index.shadowed:
-                hidden = t.pos("id")
-                diags.append(
-                    Diagnostic.at(
-                        first.pos("id"),
-                        "PM306",
-                        f"{t.kind} '{t.id}' ({first.layer.name}) shadows the one in the {t.layer.name} "
-                        f"layer ({hidden.file}:{hidden.line})",
-                        hint=f"`promptmill which {t.id}` shows the whole cascade",
-                    )
-                )
-            index.shadowed.setdefault(key, []).append(t)
-    return index, diags
-
-
-@dataclass(frozen=True)
-class InjectRule:
-    """One `inject:` rule: from the user rules file or promptmill.yaml (owner -1), or a role
-    (owner = its depth in the chain)."""
-
-    data: dict
-    doc: Document
-    path: tuple
-    owner: int
-    origin: str  # "user:promptmill.yaml", "promptmill.yaml" or "role <id>"
-    scope: str = "role"  # "user", "project" or "role": the default layer, and how reports name it
-
-    def pos(self, *sub: Any) -> Position:
-        return self.doc.pos(self.path + sub)
-
-    @property
-    def name(self) -> str:
-        return self.data.get("id") or self.data["fragment"]
-
-    @property
-    def layer(self) -> int:
-        """The explicit `layer:`, else the default of where the rule was written."""
-        return self.data.get("layer", DEFAULT_LAYERS[self.scope])
-
-    @property
-    def declared_by(self) -> str:
-        """How events and reports name the rule: `inject:<id>`, `user:inject:<id>` from the user file."""
-        return f"user:inject:{self.name}" if self.scope == "user" else f"inject:{self.name}"
-
-
-@dataclass(frozen=True)
-class ContextEntry:
-    """A fragment placed around the role's sections."""
-
-    fragment: Fragment
-    position: str  # system | before | after
-    wrap: bool
-    declared_by: str  # "role:<id>", "inject:<rule id>" or "user:inject:<rule id>"
-    layer: int | None = None  # injection layer (None for a role's own context)
-    when: dict | None = None  # runtime condition left after compile-time facts were applied
-    injected: bool = False
-    owner: int = -1  # depth of the declaring role in the chain (-1: the project)
-    where: Position | None = None  # where it was declared
-    yields_to: tuple[str, ...] = ()  # earlier conditional placements that win when they apply
 
 
 @dataclass
@@ -183,8 +83,6 @@ class Composer:
 
     def compose(self, role: Role) -> tuple[ComposedRole | None, list[Diagnostic]]:
         """Compose `role` with its ancestors, or report why it cannot be."""
-        from .context import compose_context
-
         chain, diags = self.chains.resolve(role)
         if chain is None:
             return None, diags

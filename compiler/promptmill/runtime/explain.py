@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from .request import PromptRequest
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from .request import PromptRequest
+
 
 
 def _items(s) -> str:

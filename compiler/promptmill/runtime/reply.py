@@ -29,14 +29,16 @@ import json
 import re
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ReplyError, StateError
 from .bundle import Contract
 from .replychecks import run_checks
-from .request import PromptRequest
 from .schema.validate import Validator
 from .statelimits import MAX_STATE_DEPTH, check_state_data
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from .request import PromptRequest
 
 MAX_REPLY_CHARS = 1_000_000
 MAX_REPLY_DEPTH = MAX_STATE_DEPTH  # a reply is held to the render state's limits (it often becomes state)

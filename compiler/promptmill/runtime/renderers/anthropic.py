@@ -16,9 +16,13 @@ native tools adds its return tool without forcing it.
 
 from __future__ import annotations
 
-from ..request import PromptRequest
+from typing import TYPE_CHECKING
+
 from ..tooldecl import anthropic_tool, extra_tools, forced_tool
 from .chat import split
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from ..request import PromptRequest
 
 CACHE = {"type": "ephemeral"}
 

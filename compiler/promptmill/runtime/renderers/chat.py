@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...core.errors import ProviderError
-from ..request import PromptRequest
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from ..request import PromptRequest
 
 
 def split(req: PromptRequest, provider: str) -> tuple[list[tuple[str, bool]], list[tuple[str, list[tuple[str, bool]]]]]:

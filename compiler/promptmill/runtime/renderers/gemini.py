@@ -17,9 +17,13 @@ parameters converted to Gemini's Schema subset; a `native` contract sets
 
 from __future__ import annotations
 
-from ..request import PromptRequest
+from typing import TYPE_CHECKING
+
 from ..tooldecl import extra_tools, gemini_declaration, response_schema
 from .chat import split
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from ..request import PromptRequest
 
 ROLES = {"user": "user", "assistant": "model"}
 

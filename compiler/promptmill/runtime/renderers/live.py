@@ -8,7 +8,11 @@ native tools and native contracts fall back to inline text.
 
 from __future__ import annotations
 
-from ..request import PromptRequest
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from ..request import PromptRequest
+
 
 
 def render(req: PromptRequest) -> dict:

@@ -13,8 +13,12 @@ longest repeated prefix automatically; the stable sections come first.
 
 from __future__ import annotations
 
-from ..request import PromptRequest
+from typing import TYPE_CHECKING
+
 from ..tooldecl import extra_tools, openai_tool, response_format
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from ..request import PromptRequest
 
 
 def render(req: PromptRequest) -> dict:

@@ -7,7 +7,11 @@ inline text on this wire (the tools section's template renders them), and a
 
 from __future__ import annotations
 
-from ..request import PromptRequest
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from ..request import PromptRequest
+
 
 
 def render(req: PromptRequest) -> dict:
