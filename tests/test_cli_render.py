@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,15 +23,6 @@ from promptmill.runtime.request import PromptRequest
 
 CASES = Path(__file__).parent / "cases" / "render"
 NEGATIVE = sorted((CASES / "negative").iterdir())
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(CASES / "project", root)
-    shutil.copy(CASES / "state.yaml", root / "state.yaml")
-    monkeypatch.chdir(root)
-    return root
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -12,23 +11,12 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from promptmill.cli.livepreview import STATUS_MARK, LivePreview
 from promptmill.cli.watch import Watcher
 from promptmill.compiling.api import Workspace
 
 CASES = Path(__file__).parent / "cases" / "render"
 TIMEOUT = 15.0
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(CASES / "project", root)
-    shutil.copy(CASES / "state.yaml", root / "state.yaml")
-    monkeypatch.chdir(root)
-    return root
 
 
 class Screens:

@@ -19,9 +19,11 @@ import click
 
 from .. import __version__
 from ..core.errors import CompileError, PromptmillError
+from ..runtime.wire import PROVIDERS
 
 FORMATS = ("text", "json", "github", "sarif")
-RENDER_FORMATS = ("pretty", "text", "json", "openai", "anthropic", "gemini", "live")
+PAYLOAD_FORMATS = tuple(p for p in PROVIDERS if p != "text")  # --format <provider> prints that payload
+RENDER_FORMATS = ("pretty", "text", "json", *PAYLOAD_FORMATS)
 SCHEMAS = ("role", "constraints", "output", "fragment", "project", "bundle", "manifest")
 
 
@@ -203,7 +205,7 @@ def _render_output(req, fmt: str, color: bool) -> tuple[str, bool]:
 @click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json; - reads standard input).")
 @click.option("--budget", type=int, help="Tokens the prompt may use (can only lower the role's budget).")
 @click.option("--format", "fmt", type=click.Choice(RENDER_FORMATS), default="pretty", show_default=True)
-@click.option("--provider", type=click.Choice(("text", "openai", "anthropic", "gemini", "live")), help="Provider to fit for (default: the role's; implied by provider formats).")
+@click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for (default: the role's; implied by provider formats).")
 @click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
 @click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
 @click.option("--event", type=click.Choice(("start", "continue")), default="start", show_default=True)
@@ -217,7 +219,7 @@ def render(role: str, state_file: str | None, budget: int | None, fmt: str, prov
     from .statefile import read_state
 
     state = read_state(state_file) if state_file else {}
-    if fmt in ("openai", "anthropic", "gemini", "live"):
+    if fmt in PAYLOAD_FORMATS:
         if provider is not None and provider != fmt:
             raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
         provider = fmt
@@ -261,7 +263,7 @@ def stats(path: str, build: str | None) -> None:
 @click.option("--role", required=True, help="Role to re-render after every change.")
 @click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json); watched too.")
 @click.option("--budget", type=int, help="Tokens the prompt may use.")
-@click.option("--provider", type=click.Choice(("text", "openai", "anthropic", "gemini", "live")), help="Provider to fit for.")
+@click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for.")
 @click.option("--debounce", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="Seconds of quiet before a refresh.")
 @handled
 def watch(path: str, role: str, state_file: str | None, budget: int | None, provider: str | None, debounce: float) -> None:

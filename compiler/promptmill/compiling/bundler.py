@@ -35,6 +35,7 @@ from ..compose.placement import infer_messages
 from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic
 from ..core.errors import PromptmillError, RenderError
+from ..core.suggest import did_you_mean, suggest
 from ..lints.cachelint import cache_lint
 from ..lints.condlint import lint_conditions
 from ..lints.jinjacheck import check_template, render_static
@@ -49,7 +50,6 @@ from ..runtime.plans import build_plan
 from ..runtime.tokenizers import get_tokenizer
 from ..runtime.tooldecl import normalize as normalize_tool
 from ..source.project import USER_RULES_SOURCE, Project
-from ..source.schemacheck import suggest
 
 DEFAULT_SEPARATOR = "\n\n"
 DEFAULT_PRIORITY = 50
@@ -98,7 +98,7 @@ def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
                     s.pos(key),
                     "PM407",
                     f"section '{s.id}': '{key}: {s.get(key)}' is not declared in the role's inputs",
-                    hint=f"did you mean '{close}'?" if close else "declare it under inputs.properties as an array",
+                    hint=did_you_mean([close]) if close else "declare it under inputs.properties as an array",
                 )
             )
             return False
@@ -135,7 +135,7 @@ def _check(
                 _name_pos(s, source, name),
                 "PM403",
                 f"section '{s.id}' uses '{name}', which the role's inputs do not declare",
-                hint=f"did you mean '{close}'?" if close else f"declare it under inputs.properties.{name}",
+                hint=did_you_mean([close]) if close else f"declare it under inputs.properties.{name}",
             )
         )
         ok = False
@@ -160,7 +160,7 @@ def _check_order_key(ctx: _Ctx, s: SectionDef, item: Binding, key: str) -> None:
     if closed:
         message += " and sets additionalProperties: false, so it is never there"
     message += ": items without a score come last, so the list keeps its own order"
-    hint = f"did you mean '{close}'?" if close else f"declare '{name}' (a number) among the properties of the items"
+    hint = did_you_mean([close]) if close else f"declare '{name}' (a number) among the properties of the items"
     at = s.pos("order_by", "key") if isinstance(s.get("order_by"), dict) else s.pos("order_by")
     ctx.diags.append(Diagnostic.at(at, "PM409", message, hint=hint, severity="error" if closed else None))
 
@@ -268,7 +268,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         if not isinstance(frag, Fragment):
             close = suggest(data["fragment"], ctx.index.ids("fragment"))
             ctx.diags.append(
-                Diagnostic.at(s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=f"did you mean '{close}'?" if close else None)
+                Diagnostic.at(s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=did_you_mean([close]) if close else None)
             )
             return None
         ctx.use(frag)
@@ -381,7 +381,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         if not isinstance(found, OutputContract):
             setter = composed.settings["output"][1]
             close = suggest(out_id, index.ids("output"))
-            diags.append(Diagnostic.at(setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=f"did you mean '{close}'?" if close else None))
+            diags.append(Diagnostic.at(setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=did_you_mean([close]) if close else None))
         else:
             ctx.use(found)
             contract, cdiags = compile_contract(found)

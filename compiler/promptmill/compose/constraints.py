@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.diagnostics import Diagnostic
+from ..core.suggest import did_you_mean, suggest
 from ..runtime import conditions
 from ..runtime.bundle import RuleLine
-from ..source.schemacheck import suggest
 from .model import ConstraintSet, SectionDef, Template
 from .resolve import Index
 
@@ -44,7 +44,7 @@ def compile_rules(
                     s.pos("constraints", group),
                     "PM304" if other else "PM302",
                     f"'{set_id}' is a {other}, not a constraint set" if other else f"unknown constraint set '{set_id}'",
-                    hint=f"did you mean '{close}'?" if close else None,
+                    hint=did_you_mean([close]) if close else None,
                 )
             )
             return None

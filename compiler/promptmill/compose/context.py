@@ -30,15 +30,14 @@ segment of its id); `wrap: false` injects the bare text.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.diagnostics import Diagnostic, Position
+from ..core.suggest import ID_CUTOFF, did_you_mean, nearest, suggest
 from ..runtime import conditions
 from ..source.loader import Document
-from ..source.schemacheck import suggest
 from .index import Index
 from .model import Fragment, Role
 
@@ -138,7 +137,7 @@ def nearest_ids(fid: str, ids: list[str], n: int = 3) -> list[str]:
     """Ids close to `fid`: same last segment first, then similar spelling."""
     base = fid.rsplit("/", 1)[-1].lower()
     found = [i for i in ids if i != fid and i.rsplit("/", 1)[-1].lower() == base]
-    found += [i for i in difflib.get_close_matches(fid, ids, n=n + 1, cutoff=0.5) if i != fid]
+    found += [i for i in nearest(fid, ids, n=n + 1, cutoff=ID_CUTOFF) if i != fid]
     return list(dict.fromkeys(found))[:n]
 
 
@@ -179,7 +178,7 @@ def compose_context(
                     where,
                     "PM304" if other else "PM302",
                     f"'{fid}' is a {other}, not a fragment" if other else f"unknown fragment '{fid}'",
-                    hint=f"did you mean '{close}'?" if close else None,
+                    hint=did_you_mean([close]) if close else None,
                 )
             )
             return None

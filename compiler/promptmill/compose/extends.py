@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.diagnostics import Diagnostic
-from ..source.schemacheck import suggest
+from ..core.suggest import did_you_mean, suggest
 from .model import Role, SectionDef
 
 MAX_CHAIN = 256
@@ -102,7 +102,7 @@ class Chains:
         return Diagnostic.at(
             current.pos("extends"), "PM302",
             f"role '{current.id}' extends unknown role '{parent_id}' (chain: {chain} [missing])",
-            hint=f"did you mean '{close}'?" if close else "no role of the project, search path or library has this id",
+            hint=did_you_mean([close]) if close else "no role of the project, search path or library has this id",
         )
 
     def _fill(self, path: list[Role], base: tuple[Role, ...] | None, diags: list[Diagnostic]) -> None:
@@ -198,7 +198,7 @@ def compose_sections(chain: tuple[Role, ...] | list[Role]) -> tuple[list[Section
         diags.append(
             Diagnostic.at(
                 s.pos(key), "PM602", what,
-                hint=f"did you mean '{close}'?" if close
+                hint=did_you_mean([close]) if close
                 else ("inherited sections: " + ", ".join(order.ids()[:20])) if order.ids() else None,
             )
         )

@@ -29,25 +29,12 @@ from typing import Any
 from ..compose.model import ConstraintSet
 from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic, Position
+from ..core.suggest import did_you_mean, suggest
+from ..core.typenames import json_type
 from ..runtime import conditions
-from ..source.schemacheck import suggest
 
 _OPAQUE = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "patternProperties", "$dynamicRef")
 _ORDERED = ("gt", "gte", "lt", "lte")
-
-
-def _json_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if v is None:
-        return "null"
-    return "array" if isinstance(v, list) else "object"
 
 
 def _types(node: Mapping[str, Any]) -> set[str]:
@@ -57,14 +44,14 @@ def _types(node: Mapping[str, Any]) -> set[str]:
     if isinstance(t, list):
         return {x for x in t if isinstance(x, str)}
     if isinstance(node.get("enum"), list):
-        return {_json_type(v) for v in node["enum"]}
+        return {json_type(v) for v in node["enum"]}
     if "const" in node:
-        return {_json_type(node["const"])}
+        return {json_type(node["const"])}
     return set()
 
 
 def _fits(v: Any, types: set[str]) -> bool:
-    jt = _json_type(v)
+    jt = json_type(v)
     if jt in types or (jt == "integer" and "number" in types):
         return True
     return jt == "number" and "integer" in types and float(v).is_integer()
@@ -114,11 +101,11 @@ def value_problem(op: str, value: Any, node: Mapping[str, Any], path: str) -> st
     values = [value] if op in ("eq", "ne") else (value if op == "in" and isinstance(value, list) else None)
     for v in values or ():
         if types and not _fits(v, types):
-            return f"'{path}' is {_describe(types)} in the inputs schema; {v!r} ({_json_type(v)}) can never equal it"
+            return f"'{path}' is {_describe(types)} in the inputs schema; {v!r} ({json_type(v)}) can never equal it"
         if isinstance(enum, list) and not any(conditions._equal(v, e) for e in enum):
             return f"'{path}' is one of {enum} in the inputs schema; {v!r} can never equal it"
     if op in _ORDERED and types:
-        numeric = bool(types & {"number", "integer"}) and _json_type(value) in ("integer", "number")
+        numeric = bool(types & {"number", "integer"}) and json_type(value) in ("integer", "number")
         if not numeric and not ("string" in types and isinstance(value, str)):
             return f"'{path}' is {_describe(types)} in the inputs schema; it cannot be compared with {value!r}"
     if op == "regex" and types and "string" not in types:
@@ -154,7 +141,7 @@ def check_condition(
         node, missing = schema_at(inputs, path)
         if missing is not None:
             message, close = missing
-            report(loc + ("path",), "PM607", message, f"did you mean '{close}'?" if close else None)
+            report(loc + ("path",), "PM607", message, did_you_mean([close]) if close else None)
         elif node is not None:
             problem = value_problem(leaf["op"], leaf.get("value"), node, path)
             if problem:

@@ -18,7 +18,6 @@ Positions inside the template are mapped to file positions by the caller's
 
 from __future__ import annotations
 
-import difflib
 import re
 import string
 from _string import formatter_field_name_split  # type: ignore[import-not-found]
@@ -30,6 +29,7 @@ from jinja2 import Environment, TemplateSyntaxError, meta, nodes
 
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import RenderError
+from ..core.suggest import did_you_mean, nearest
 from ..runtime.jinja import sandbox
 
 __all__ = ["FORBIDDEN_NAMES", "TemplateInfo", "check_template", "render_static"]
@@ -210,9 +210,9 @@ def _unknown_names(tree: nodes.Template, lines: list[str], locate: Locate, what:
             continue
         kind = "filter" if is_filter else "test"
         message = f"{what}: unknown {kind} '{node.name}'"
-        close = difflib.get_close_matches(node.name, sorted(known), n=1)
+        close = nearest(node.name, sorted(known))
         if close:
-            message += f"; did you mean '{close[0]}'?"
+            message += "; " + did_you_mean(close)
         name = re.escape(node.name)
         pattern = rf"(?:\||filter\s)\s*{name}\b" if is_filter else rf"\bis\s+(?:not\s+)?{name}\b"
         yield Diagnostic.at(_at(locate, lines, node.lineno, pattern), "PM402", message)

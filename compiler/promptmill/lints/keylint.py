@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from jinja2 import TemplateSyntaxError, nodes
 
 from ..core.diagnostics import Diagnostic, Position
-from ..source.schemacheck import suggest
+from ..core.suggest import did_you_mean, suggest
 from .jinjacheck import _analysis_environment
 
 __all__ = ["Binding", "item_binding", "missing_item_key", "plain_value", "template_names", "undeclared_keys"]
@@ -338,7 +338,7 @@ def _diagnostic(
     if binding.label.endswith("[]"):  # an each: item or a loop variable
         message += f" ('{root}' is an item of '{binding.label[:-2]}')"
     if close:
-        hint = f"did you mean '{close}'?"
+        hint = did_you_mean([close])
     elif closed:
         shown = ", ".join(f"'{n}'" for n in names[:_SHOWN_KEYS]) + (", ..." if len(names) > _SHOWN_KEYS else "")
         hint = f"its keys: {shown}" if names else "it has no keys"

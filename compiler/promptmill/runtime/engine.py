@@ -16,7 +16,6 @@ This module imports no YAML loader, no template checks and no file walking.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import hashlib
 import json
@@ -35,6 +34,7 @@ from ..core.errors import (
     StateError,
     UnknownRoleError,
 )
+from ..core.suggest import ID_CUTOFF, did_you_mean, nearest
 from . import conditions, tooldecl
 from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
 from .counting import CountCache, Counter
@@ -163,7 +163,7 @@ class Runtime:
                 hint=_abstract_hint(role, self.roles),
             )
         if found is None:
-            close = difflib.get_close_matches(role, list(self._bundles), n=3, cutoff=0.5)
+            close = nearest(role, self._bundles, n=3, cutoff=ID_CUTOFF)
             raise UnknownRoleError(
                 f"no role '{role}' in this build",
                 code="PM802",
@@ -293,7 +293,7 @@ def _abstract_hint(role: str, roles: list[str]) -> str:
 def _role_hint(close: list[str], roles: list[str]) -> str:
     """The hint of PM802: the nearest role ids, else the roles there are (or that there are none)."""
     if close:
-        return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+        return did_you_mean(close)
     if not roles:
         return "the build holds no roles: add a `kind: role` template (abstract roles are not built) and compile"
     return "roles: " + _role_list(roles)

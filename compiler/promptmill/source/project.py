@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.diagnostics import Diagnostic, has_errors
+from ..core.suggest import suggest
 from .loader import Document, load_file
-from .schemacheck import check_document, load_schema, suggest
+from .schemacheck import check_document, load_schema
 
 CONFIG_NAME = "promptmill.yaml"
 USER_RULES_SOURCE = "user:" + CONFIG_NAME  # the user rules file's stable source id

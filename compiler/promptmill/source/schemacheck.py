@@ -8,7 +8,6 @@ values, with a "did you mean" hint. Also exposes the shipped schemas for
 
 from __future__ import annotations
 
-import difflib
 import json
 from functools import cache
 from importlib import resources
@@ -18,20 +17,13 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..core.diagnostics import Diagnostic
+from ..core.suggest import did_you_mean, suggest
+from ..core.typenames import phrase, phrase_of
 from .loader import Document
 
 TEMPLATE_KINDS = ("role", "constraints", "output", "fragment")
 SCHEMA_NAMES = (*TEMPLATE_KINDS, "project", "bundle", "manifest")
 
-_YAML_TYPES = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "null": "null",
-}
 
 
 @cache
@@ -50,30 +42,6 @@ def load_schema(name: str) -> dict:
 @cache
 def _validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(load_schema(name))
-
-
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if value is None:
-        return "null"
-    return type(value).__name__
-
-
-def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
-    """The closest choice to `word`, or None (for 'did you mean' hints)."""
-    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return match[0] if match else None
 
 
 def _where(path: tuple) -> str:
@@ -102,7 +70,7 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
                     doc.key_pos(path + (key,)),
                     "PM202",
                     f"unknown key '{key}' in {where}",
-                    hint=f"did you mean '{close}'?" if close else f"allowed keys: {', '.join(allowed)}",
+                    hint=did_you_mean([close]) if close else f"allowed keys: {', '.join(allowed)}",
                 )
             )
         return out
@@ -113,8 +81,8 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
     if validator == "type":
         expected = err.validator_value
         names = [expected] if isinstance(expected, str) else list(expected)
-        want = " or ".join(_YAML_TYPES.get(n, n) for n in names)
-        return [Diagnostic.at(doc.pos(path), "PM205", f"{where}: expected {want}, got {_type_name(err.instance)}")]
+        want = " or ".join(phrase_of(n) for n in names)
+        return [Diagnostic.at(doc.pos(path), "PM205", f"{where}: expected {want}, got {phrase(err.instance)}")]
     if validator in ("enum", "const"):
         options = err.validator_value if validator == "enum" else [err.validator_value]
         if path and path[-1] == "kind" and len(path) == 1:
@@ -124,7 +92,7 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
                     doc.pos(path),
                     "PM203",
                     f"unknown kind {err.instance!r}; expected one of: {', '.join(TEMPLATE_KINDS)}",
-                    hint=f"did you mean '{close}'?" if close else None,
+                    hint=did_you_mean([close]) if close else None,
                 )
             ]
         close = suggest(str(err.instance), [str(o) for o in options]) if isinstance(err.instance, str) else None
@@ -134,7 +102,7 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
                 doc.pos(path),
                 "PM201",
                 f"{where}: {_shown(err.instance)} is not allowed; expected {'one of: ' if len(options) > 1 else ''}{shown}",
-                hint=f"did you mean '{close}'?" if close else None,
+                hint=did_you_mean([close]) if close else None,
             )
         ]
     if validator == "pattern" and path and path[-1] in ("id", "extends", "output", "fragment"):
@@ -177,7 +145,7 @@ def check_document(doc: Document, kind: str | None = None) -> list[Diagnostic]:
             Diagnostic.at(
                 doc.pos(()),
                 "PM200",
-                f"expected a mapping at the top level (with kind: role|constraints|output|fragment), got {_type_name(data)}",
+                f"expected a mapping at the top level (with kind: role|constraints|output|fragment), got {phrase(data)}",
             )
         ]
     if kind is None:
@@ -197,7 +165,7 @@ def check_document(doc: Document, kind: str | None = None) -> list[Diagnostic]:
                     doc.pos(("kind",)),
                     "PM203",
                     f"unknown kind {found!r}; expected one of: {', '.join(TEMPLATE_KINDS)}",
-                    hint=f"did you mean '{close}'?" if close else None,
+                    hint=did_you_mean([close]) if close else None,
                 )
             ]
         kind = found

@@ -41,8 +41,9 @@ try:
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     CParser = None
 
+from ..core.typenames import phrase
 from .scalartext import split_lines
-from .yamlscalars import STD, ScalarProblem, resolve_plain, resolve_tagged, tag_problem, type_name
+from .yamlscalars import STD, ScalarProblem, resolve_plain, resolve_tagged, tag_problem
 
 Path = tuple[Any, ...]
 Pos = tuple[int, int]
@@ -301,11 +302,11 @@ class Builder:
         if type(key) is not str:
             hint = None
             if alias is not None:
-                shown = f"*{alias}, an alias to {type_name(key)}"
+                shown = f"*{alias}, an alias to {phrase(key)}"
             elif event is None:
-                shown = type_name(key)
+                shown = phrase(key)
             elif event.value:
-                shown = f"'{event.value}', which YAML reads as {type_name(key)}"
+                shown = f"'{event.value}', which YAML reads as {phrase(key)}"
                 hint = f'quote the key to make it a string: "{event.value}":'
             else:
                 shown = "empty (null)"

@@ -41,19 +41,6 @@ def short_tag(tag: str) -> str:
     return "!!" + tag[len(STD) :] if tag.startswith(STD) else tag
 
 
-def type_name(value: Any) -> str:
-    """A phrase for the type of a value, for messages: 'an integer', 'a list'."""
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        dict: "a mapping",
-        list: "a list",
-    }.get(type(value), type(value).__name__)
-
-
 def resolve_plain(text: str) -> Any:
     """An untagged plain scalar's value under the YAML 1.2 core schema."""
     if not text:

@@ -21,7 +21,6 @@ template line. This module imports neither YAML, jsonschema, click nor watchdog.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import types
@@ -42,6 +41,7 @@ from jinja2.utils import missing, pass_context
 from markupsafe import Markup
 
 from ...core.errors import RenderError
+from ...core.suggest import nearest
 from . import guard
 from .filters import guarded, promptmill_filters, safe_join
 
@@ -108,7 +108,7 @@ class _Undefined(StrictUndefined):
             if keys:
                 shown = ", ".join(_short(k) for k in keys[:10])
                 text += f" (its keys: {shown}{', ...' if len(keys) > 10 else ''})"
-                close = difflib.get_close_matches(str(name), keys[:500], n=1)
+                close = nearest(str(name), keys[:500])
                 if close:
                     text += f"; did you mean {close[0]!r}?"
             return text

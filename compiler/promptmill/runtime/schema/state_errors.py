@@ -8,23 +8,16 @@ only the attributes of the errors it is given and imports nothing from jsonschem
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
+from ...core.suggest import nearest
+from ...core.typenames import json_type
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-_JSON_TYPES = {
-    bool: "boolean",
-    type(None): "null",
-    int: "integer",
-    float: "number",
-    str: "string",
-    list: "array",
-    dict: "object",
-}
 
 
 def explain(errors: Iterable[Any], root: str, prefix: tuple) -> list[tuple[str, str]]:
@@ -102,10 +95,6 @@ def show(value: Any) -> str:
         return repr(value)
 
 
-def _type_name(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
-
 def _either(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
@@ -157,7 +146,7 @@ def _message(keyword: str | None, value: Any, instance: Any, error: Any) -> str:
         return _BOUNDS[keyword](value)
     if keyword == "type":
         wanted = [value] if isinstance(value, str) else list(value)
-        return f"expected {_either(wanted) if wanted else 'nothing'}, got {_type_name(instance)}"
+        return f"expected {_either(wanted) if wanted else 'nothing'}, got {json_type(instance)}"
     if keyword == "enum":
         return "must be one of: " + ", ".join(show(v) for v in value)
     if keyword == "const":
@@ -193,6 +182,6 @@ def _extras(instance: dict, schema: dict) -> list[str]:
 
 def _unexpected(key: str, schema: dict) -> str:
     known = [k for k in schema.get("properties", {}) if isinstance(k, str)]
-    close = difflib.get_close_matches(str(key), known, n=1)
+    close = nearest(str(key), known)
     hint = f" (did you mean {show(close[0])}?)" if close else ""
     return f"unexpected key {show(key)}{hint}"
