@@ -13,7 +13,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,13 +21,17 @@ from .. import __version__
 from ..core.errors import CompileError, PromptmillError
 from ..runtime.wire import PROVIDERS
 
+if TYPE_CHECKING:
+    from ..runtime.engine import Runtime
+    from ..runtime.request import PromptRequest
+
 FORMATS = ("text", "json", "github", "sarif")
 PAYLOAD_FORMATS = tuple(p for p in PROVIDERS if p != "text")  # --format <provider> prints that payload
 RENDER_FORMATS = ("pretty", "text", "json", *PAYLOAD_FORMATS)
 SCHEMAS = ("role", "constraints", "output", "fragment", "project", "bundle", "manifest")
 
 
-def _color(stream) -> bool:
+def _color(stream: object) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
 
 
@@ -174,7 +178,7 @@ def init(path: str, force: bool) -> None:
     click.echo("next:\n" + "".join(f"  {step}\n" for step in steps), nl=False)
 
 
-def _runtime(project: str, build: str | None):
+def _runtime(project: str, build: str | None) -> Runtime:
     if build is not None:
         from ..runtime.engine import Runtime
 
@@ -185,7 +189,7 @@ def _runtime(project: str, build: str | None):
     return runtime
 
 
-def _render_output(req, fmt: str, color: bool) -> tuple[str, bool]:
+def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool]:
     """(text, add a newline) for `render --format fmt`."""
     if fmt == "pretty":
         from .preview import pretty

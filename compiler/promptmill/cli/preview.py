@@ -55,7 +55,7 @@ def _pct(tokens: int, budget: int) -> str:
     return f"{100 * tokens / budget:5.1f}%" if budget > 0 else "     -"
 
 
-def _items_note(s) -> str | None:
+def _items_note(s: RenderedSection) -> str | None:
     if s.items_total is None or not s.items_dropped:
         return None
     shown = ", ".join(str(i) for i in list(s.items_dropped)[:12]) + (", …" if len(s.items_dropped) > 12 else "")

@@ -83,7 +83,8 @@ def _location(diag: Diagnostic) -> str:
 def _text(diags: list[Diagnostic], files_checked: int | None, color: bool) -> str:
     lines = []
     for diag in diags:
-        severity, code = diag.severity, diag.code
+        severity: str = diag.severity
+        code = diag.code
         if color:
             severity = f"{_COLORS[severity]}{severity}{_RESET}"
             code = f"{_BOLD}{code}{_RESET}"

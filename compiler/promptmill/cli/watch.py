@@ -35,6 +35,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -50,7 +51,7 @@ DEFAULT_SUFFIXES = (".yaml", ".yml", ".json")
 _DROPPINGS_PREFIX = (".#", "#")
 _DROPPINGS_SUFFIX = ("~", ".swp", ".swx", ".tmp")
 
-OnChange = Callable[[set[Path]], None]
+OnChange = Callable[[set[Path]], object]  # what it returns is ignored
 
 
 def _identity(path: str) -> tuple[int, int] | None:
@@ -71,7 +72,7 @@ class _Root:
         self.path = os.path.abspath(path)
         self.is_file = not os.path.isdir(self.path)
         self.folder = os.path.dirname(self.path) if self.is_file else self.path
-        self.watch = None  # watchdog ObservedWatch while scheduled
+        self.watch: Any = None  # watchdog ObservedWatch while scheduled
         self.identity: tuple[int, int] | None = None
         self.lost = False  # its folder was deleted: the watch is dead even if the inode comes back
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -189,8 +190,8 @@ def compile_bundles(
             continue
         key = _dependency_hash(composed, loaded) if memo is not None else None
         if key is not None and memo is not None and role.id in memo and memo[role.id][0] == key:
-            _, bundle, rdiags = fresh[role.id] = memo[role.id]
-            diags.extend(rdiags)
+            _, bundle, cached = fresh[role.id] = memo[role.id]
+            diags.extend(cached)
             if bundle is not None:
                 bundles[role.id] = bundle
             continue
@@ -281,7 +282,7 @@ def _read_manifest(build_dir: Path) -> Manifest | None:
         return None
 
 
-def _tokenizer_inputs(project: Project, paths) -> dict[str, str]:
+def _tokenizer_inputs(project: Project, paths: Iterable[str]) -> dict[str, str]:
     out = {}
     for rel in paths:
         try:
@@ -291,7 +292,7 @@ def _tokenizer_inputs(project: Project, paths) -> dict[str, str]:
     return out
 
 
-def _current_inputs(project: Project, tokenizer_paths=()) -> dict[str, str] | None:
+def _current_inputs(project: Project, tokenizer_paths: Iterable[str] = ()) -> dict[str, str] | None:
     """sha256 of every source file, read without parsing (None if unreadable)."""
     out: dict[str, str] = _tokenizer_inputs(project, tokenizer_paths)
     cfg = project.root / "promptmill.yaml"
@@ -374,7 +375,9 @@ def compile(  # noqa: A001 - the public name is promptmill.compile
         return _compile(path, project, output, check=False, force=force)
 
 
-def _compile(path, project: Project, output, *, check: bool, force: bool) -> CompileResult:
+def _compile(
+    path: str | os.PathLike[str], project: Project, output: str | os.PathLike[str] | None, *, check: bool, force: bool
+) -> CompileResult:
     build_dir = project.build_dir
     old = _read_manifest(build_dir)
     if old is not None and not force and not check and old.promptmill_version == __version__:
@@ -413,7 +416,7 @@ def _compile(path, project: Project, output, *, check: bool, force: bool) -> Com
     )
 
 
-def build_in_memory(path: str | os.PathLike[str] = "."):
+def build_in_memory(path: str | os.PathLike[str] = ".") -> tuple[Runtime, list[Diagnostic]]:
     """Compile without writing: (Runtime, diagnostics). Raises CompileError on errors."""
     from ..runtime.engine import Runtime
 

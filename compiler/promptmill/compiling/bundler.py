@@ -20,20 +20,22 @@ from typing import Any
 from .. import __version__
 from ..compose.budgets import effective_budget
 from ..compose.constraints import compile_rules
-from ..compose.context import tag_diagnostic, wrapped_text
+from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text
 from ..compose.contracts import compile_contract, native_fallback
 from ..compose.model import (
     ITEM_SOURCES,
     MAX_SECTIONS,
     Fragment,
     OutputContract,
+    Role,
     SectionDef,
+    Template,
     too_many_sections,
     valid_schema,
 )
 from ..compose.placement import infer_messages
 from ..compose.resolve import ComposedRole, Index
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
 from ..lints.cachelint import cache_lint
@@ -43,7 +45,7 @@ from ..lints.keylint import Binding, item_binding, missing_item_key, undeclared_
 from ..lints.literallint import literal_jinja
 from ..lints.markuplint import markup_diagnostics
 from ..runtime import conditions
-from ..runtime.bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
+from ..runtime.bundle import FORMAT_VERSION, Budget, Origin, RoleBundle, Section, SourceRef
 from ..runtime.counting import Counter
 from ..runtime.fill import assemble_rules, strip_text
 from ..runtime.plans import build_plan
@@ -73,7 +75,7 @@ class _Ctx:
     diags: list[Diagnostic] = field(default_factory=list)
     source_ids: dict[str, str] = field(default_factory=dict)  # display path -> stable source id
 
-    def use(self, template) -> None:
+    def use(self, template: Template) -> None:
         self.sources.add((template.source_file, template.doc.sha256))
 
 
@@ -165,7 +167,7 @@ def _check_order_key(ctx: _Ctx, s: SectionDef, item: Binding, key: str) -> None:
     ctx.diags.append(Diagnostic.at(at, "PM409", message, hint=hint, severity="error" if closed else None))
 
 
-def _name_pos(s: SectionDef, source: str, name: str):
+def _name_pos(s: SectionDef, source: str, name: str) -> Position:
     """File position of the first use of variable `name` inside a section's template."""
     match = re.search(rf"(?<![\w.]){re.escape(name)}\b", source)
     if match is None or "template" not in s.data:
@@ -298,7 +300,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
     return Section(kind=kind, trim=trim, message=data.get("message", ""), stability=stability, **base)
 
 
-def _context_section(ctx: _Ctx, entry, taken: set[str]) -> Section:
+def _context_section(ctx: _Ctx, entry: ContextEntry, taken: set[str]) -> Section:
     ctx.use(entry.fragment)
     if entry.when is not None:  # an injection rule's condition reads the state too
         ctx.used_inputs.update(path.split(".")[1] for _, path in conditions.paths(entry.when) if path.startswith("state."))
@@ -404,7 +406,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         compiled = _section(ctx, s, contract_text)
         if compiled is not None:
             sections.append(compiled)
-        if s.source == "output" and contract is not None and contract.style == "native":
+        if s.source == "output" and contract is not None and contract.style == "native" and isinstance(found, OutputContract):
             sections.append(native_fallback(found, contract, ctx.counter, _origin(ctx, s), s.id, s.get("when")))
     body_end = len(sections)
     sections += [_context_section(ctx, e, taken) for e in post]
@@ -451,7 +453,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     return bundle, diags
 
 
-def _budget_check(sections: list[Section], counter: Counter, budget, separator: str, role, diags: list[Diagnostic]) -> None:
+def _budget_check(sections: list[Section], counter: Counter, budget: Budget, separator: str, role: Role, diags: list[Diagnostic]) -> None:
     fixed = [s for s in sections if s.kind == "static" and s.trim == "never" and s.when is None]
     parts: list[str] = []
     for s in fixed:

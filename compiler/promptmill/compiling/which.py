@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..compose.model import Template
 from ..core.errors import PromptmillError
 from ..source.schemacheck import TEMPLATE_KINDS
 
@@ -43,7 +44,7 @@ class Resolution:
     shadows: tuple[Location, ...] = ()
 
 
-def _location(t) -> Location:
+def _location(t: Template) -> Location:
     p = t.pos("id")
     return Location(t.layer.name, t.source_file, p.file, p.line, p.col)
 

@@ -14,10 +14,11 @@ from ..core.diagnostics import Diagnostic
 from ..runtime.bundle import Budget
 from ..runtime.tokenizers import DEFAULT_TOKENIZER, ModelInfo, resolve_model
 from ..source.project import DEFAULT_BUDGET, Project
+from .model import Role
 from .resolve import ComposedRole
 
 
-def _where(role, *path) -> str:
+def _where(role: Role, *path: str | int) -> str:
     p = role.pos(*path)
     return f"role {role.id} ({role.source_file}:{p.line}:{p.col})"
 

@@ -63,15 +63,15 @@ def compile_rules(
                     )
                 )
             first_set.setdefault(rule.id, set_id)
-            when = conditions.partial(rule.when, facts)
-            if when is False:
+            settled = conditions.partial(rule.when, facts)
+            if settled is False:
                 continue
-            when = None if when is True else when
+            left = None if settled is True else settled
             prior = accepted.setdefault(rule.id, [])
             if any(p is None for p in prior):
                 continue
-            prior.append(when)
-            when = conditions.conjoin(when, *({"not": p} for p in prior[:-1]))
+            prior.append(left)
+            when = conditions.conjoin(left, *({"not": p} for p in prior[:-1]))
             runtime = runtime or when is not None
             used.update(p.split(".")[1] for _, p in conditions.paths(when) if p.startswith("state."))
             text = "- " + rule.text.strip().replace("\n", "\n  ")

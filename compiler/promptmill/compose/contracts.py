@@ -20,6 +20,7 @@ from typing import Any
 
 from ..core.diagnostics import Diagnostic
 from ..runtime.bundle import Contract, Origin, Section
+from ..runtime.counting import Counter
 from ..runtime.reply import json_shape
 from .model import OutputContract, valid_schema
 
@@ -176,7 +177,8 @@ def _outputs_vs_schema(contract: OutputContract, schema: dict) -> list[Diagnosti
     """PM706: with both `outputs` (what the prompt asks for) and `schema` (what the reply
     is checked against), every output must be a schema property and every required
     property an output, or a reply that follows the prompt fails its check."""
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    declared = schema.get("properties")
+    props = declared if isinstance(declared, dict) else {}
     named = [f["name"] for f in contract.fields]
     unknown = [n for n in named if n not in props]
     unasked = [n for n in schema.get("required") or () if isinstance(n, str) and n not in named]
@@ -279,7 +281,7 @@ def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
     return {"openai_strict": None if strict_problems else strict, "gemini": gemini}, lossy
 
 
-def native_fallback(model: OutputContract, contract: Contract, counter, origin: Origin, section_id: str, when: dict | None) -> Section:
+def native_fallback(model: OutputContract, contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None) -> Section:
     """For a native contract: the JSON format description, shown only on text and live wires
     (they have no structured-output field). Placed right after the role's output section."""
     text = format_text(model, "json", contract.schema, (contract.return_tool or {}).get("name", DEFAULT_TOOL))

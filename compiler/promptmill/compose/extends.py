@@ -19,11 +19,14 @@ object properties merge recursively, `required` lists are unioned.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.diagnostics import Diagnostic
 from ..core.suggest import did_you_mean, suggest
-from .model import Role, SectionDef
+from .model import Role, SectionDef, Template
+
+if TYPE_CHECKING:
+    from .index import Index
 
 MAX_CHAIN = 256
 _SHOWN = 6  # links printed around the gap of a too-deep chain
@@ -46,7 +49,7 @@ def _links(roles: list[Role]) -> str:
 class Chains:
     """Extends chains of one index, resolved once per role."""
 
-    def __init__(self, index) -> None:
+    def __init__(self, index: Index | _Only) -> None:
         self.index = index
         self._done: dict[str, tuple[Role, ...] | None] = {}  # role id -> chain, None when broken
 
@@ -130,10 +133,10 @@ class Chains:
 class _Only:
     """An index view in which `role` stands for its id (for roles outside the index)."""
 
-    def __init__(self, index, role: Role) -> None:
+    def __init__(self, index: Index | _Only, role: Role) -> None:
         self.index, self.role = index, role
 
-    def get(self, kind: str, tid: str):
+    def get(self, kind: str, tid: str) -> Template | None:
         if kind == "role" and tid == self.role.id:
             return self.role
         return self.index.get(kind, tid)
@@ -235,6 +238,7 @@ def compose_sections(chain: tuple[Role, ...] | list[Role]) -> tuple[list[Section
             elif anchor in order:
                 order.insert(s, anchor, before=key == "before")
             else:
+                assert key is not None  # an anchor is the value of `before:` or `after:`
                 unknown(s, key, anchor, f"section '{s.id}' is placed {key} '{anchor}', which no section has as id")
                 order.append(s)
     return order.items(), diags

@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 try:  # the parser behind `re` (public as sre_parse before 3.11)
-    from re import _constants as _c
-    from re import _parser
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - another Python: no check
-    _parser = None  # type: ignore[assignment]
+    _parser = None
 
 __all__ = ["nested_quantifier"]
 

@@ -11,12 +11,14 @@ composition and conditions, PM7xx output contracts and tools, PM8xx runtime.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+Severity = Literal["error", "warning", "info"]
 
 
 class Code(NamedTuple):
     name: str
-    severity: str
+    severity: Severity
     summary: str
 
 
@@ -118,6 +120,6 @@ CODES: dict[str, Code] = {
 }
 
 
-def default_severity(code: str) -> str:
+def default_severity(code: str) -> Severity:
     entry = CODES.get(code)
     return entry.severity if entry else "error"

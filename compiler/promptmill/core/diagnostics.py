@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
 
-Severity = Literal["error", "warning", "info"]
+from .codes import Severity
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 

@@ -176,13 +176,13 @@ def lint_conditions(composed: ComposedRole, index: Index) -> list[Diagnostic]:
                     what = f"rule '{rule.id}' of constraint set '{set_id}' ({rule.pos.file}:{rule.pos.line})"
                     at = s.pos("constraints", i)  # where this role includes the set: the role's own file
                     check_condition(rule.when, inputs, facts, shared(lambda *_, at=at: at, what), shared=True)
-    for rule in composed.rules:
-        if "when" not in rule.data:
+    for inject in composed.rules:
+        if "when" not in inject.data:
             continue
-        if rule.owner >= 0:
-            check_condition(rule.data["when"], inputs, facts, owned(lambda *sub, r=rule: r.pos("when", *sub)), shared=False)
+        if inject.owner >= 0:
+            check_condition(inject.data["when"], inputs, facts, owned(lambda *sub, r=inject: r.pos("when", *sub)), shared=False)
         else:
-            where = "the user rules file" if rule.scope == "user" else rule.origin
-            what = f"injection rule '{rule.name}' of {where}"
-            check_condition(rule.data["when"], inputs, facts, shared(lambda *sub, r=rule: r.pos("when", *sub), what), shared=True)
+            where = "the user rules file" if inject.scope == "user" else inject.origin
+            what = f"injection rule '{inject.name}' of {where}"
+            check_condition(inject.data["when"], inputs, facts, shared(lambda *sub, r=inject: r.pos("when", *sub), what), shared=True)
     return out

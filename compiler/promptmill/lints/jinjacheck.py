@@ -38,7 +38,7 @@ FORBIDDEN_NAMES = frozenset({"self", "cycler", "joiner", "namespace", "lipsum", 
 _BLOCK_TAGS = frozenset({"for", "if", "macro", "call", "filter", "block", "with", "autoescape", "set"})
 # Filters whose constant arguments name attributes (dotted paths allowed).
 _ATTRIBUTE_ARG0 = frozenset({"attr", "selectattr", "rejectattr", "groupby"})
-_INCLUDES = {
+_INCLUDES: dict[type[nodes.Node], str] = {
     nodes.Include: "include",
     nodes.Import: "import",
     nodes.FromImport: "from ... import",

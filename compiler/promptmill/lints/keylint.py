@@ -173,7 +173,7 @@ def _assigned(tree: nodes.Template) -> set[str]:
     for node in tree.find_all((nodes.For, nodes.Name)):  # a loop comes before its target
         if isinstance(node, nodes.For):
             loop_targets.add(id(node.target))
-        elif node.ctx != "load":
+        elif isinstance(node, nodes.Name) and node.ctx != "load":
             stored.append(node)
     return {n.name for n in stored if id(n) not in loop_targets}
 

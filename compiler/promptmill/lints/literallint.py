@@ -28,7 +28,9 @@ def literal_jinja(s: SectionDef) -> list[Diagnostic]:
     out = []
     for key in ("title", "text"):
         value = s.data.get(key)
-        match = _JINJA.search(value) if isinstance(value, str) else None
+        if not isinstance(value, str):
+            continue
+        match = _JINJA.search(value)
         if match is None:
             continue
         before = value[: match.start()]

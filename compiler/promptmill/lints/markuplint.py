@@ -113,9 +113,9 @@ def _walk(node: nodes.Node, markup: _Markup, plain: Plain) -> Iterator[tuple[nod
         return
     if isinstance(node, nodes.FilterBlock) and node.filter.name in ESCAPING:
         return  # {% filter xml_escape %}: everything inside is escaped
-    for child in node.iter_child_nodes():
-        if isinstance(child, (nodes.Stmt, nodes.Template)):
-            yield from _walk(child, markup, plain)
+    for sub in node.iter_child_nodes():
+        if isinstance(sub, (nodes.Stmt, nodes.Template)):
+            yield from _walk(sub, markup, plain)
 
 
 def markup_diagnostics(

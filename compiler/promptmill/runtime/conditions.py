@@ -143,7 +143,8 @@ def leaves(condition: Any, where: tuple = ()) -> Iterator[tuple[tuple, Mapping[s
         if not isinstance(c, Mapping):
             continue
         for combo in ("any", "all"):
-            for i, sub in enumerate(c.get(combo) if isinstance(c.get(combo), list) else ()):
+            subs = c.get(combo)
+            for i, sub in enumerate(subs if isinstance(subs, list) else ()):
                 stack.append((loc + (combo, i), sub))
         if "not" in c:
             stack.append((loc + ("not",), c["not"]))

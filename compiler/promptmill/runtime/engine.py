@@ -42,10 +42,11 @@ from .fill import PreparedRole, make_candidate, unique_tool_names
 from .fit import Fitter
 from .itemmemo import ItemMemo
 from .request import PromptRequest
+from .schema.validate import Validator
 from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
 from .summarize import summarize
 from .tokenizers import get_tokenizer
-from .wire import get_wire
+from .wire import Wire, get_wire
 
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
@@ -70,7 +71,7 @@ def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
         raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
 
 
-def _validate(validator, role: str, state: Mapping[str, Any]) -> None:
+def _validate(validator: Validator, role: str, state: Mapping[str, Any]) -> None:
     """Check `state` against the inputs schema; PM810 with every problem, PM812 when too deep to check."""
     try:
         if validator.is_valid(state):
@@ -263,7 +264,7 @@ class Runtime:
             names.append(tooldecl.return_tool(contract)["name"])
         return {name: f"the return tool of output contract '{contract.id}'" for name in names}
 
-    def _budget(self, bundle: RoleBundle, wire, budget: int | None) -> tuple[int, dict[str, str], int]:
+    def _budget(self, bundle: RoleBundle, wire: Wire, budget: int | None) -> tuple[int, dict[str, str], int]:
         b = bundle.budget
         origins = dict(b.origins)
         margin = b.margin if b.margin is not None else wire.default_margin

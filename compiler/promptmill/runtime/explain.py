@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
-    from .request import PromptRequest
+    from .request import PromptRequest, RenderedSection
 
 
 
-def _items(s) -> str:
+def _items(s: RenderedSection) -> str:
     if s.items_total is None:
         return ""
     dropped = s.items_total - len(s.items_kept)

@@ -23,12 +23,13 @@ structured-return tool and a native contract's schema are fixed costs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import BudgetError, StateError
 from . import tooldecl
+from .bundle import Section
 from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
 from .wire import Wire
 
@@ -44,7 +45,7 @@ class Placed:
     order_key: int = 0  # when it was placed (for repair)
 
     @property
-    def spec(self):
+    def spec(self) -> Section:
         return self.cand.spec
 
     @property
@@ -138,7 +139,7 @@ class Fitter:
     def _native(self, placed: Placed) -> bool:
         return placed.spec.kind == "tools" and self.native
 
-    def _stable_split(self, sections) -> str | None:
+    def _stable_split(self, sections: Sequence[Section]) -> str | None:
         """The section that ends the stable prefix inside a message, on block-based wires:
         it starts a block of its own so the cache breakpoint can sit right before it."""
         order = [s for s in sections if not (s.kind == "tools" and self.native)]
@@ -164,7 +165,7 @@ class Fitter:
 
     def declarations(self, placed: list[Placed]) -> list[dict]:
         """Native tool declarations of the kept tools, sections in order, items in their order."""
-        out = []
+        out: list[dict] = []
         for p in placed:
             if p.present and self._native(p):
                 out.extend(tooldecl.normalize(p.cand.items[i]) for i in sorted(p.kept))  # type: ignore[index]

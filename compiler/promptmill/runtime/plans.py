@@ -18,7 +18,7 @@ the proper error for a missing key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _MISSING = object()
@@ -40,7 +40,7 @@ def build_plan(source: str) -> Plan | None:
         tree = environment().parse(source)
     except Exception:  # syntax errors are reported by the template checks
         return None
-    plan: list[tuple[str, Any]] = []
+    plan: list[tuple[Any, ...]] = []
     for node in tree.body:
         if not isinstance(node, nodes.Output):
             return None
@@ -49,7 +49,7 @@ def build_plan(source: str) -> Plan | None:
                 plan.append(("t", part.data))
                 continue
             path: list[str] = []
-            cur = part
+            cur: Any = part
             filt = None
             if isinstance(cur, nodes.Filter) and cur.name in PURE_FILTERS and not cur.args and not cur.kwargs and cur.dyn_args is None and cur.dyn_kwargs is None:
                 func = environment().filters.get(cur.name)
@@ -139,7 +139,7 @@ def run_plan(plan: Plan, context: Mapping[str, Any], outer: Mapping[str, Any] | 
 _PURE: dict[str, Any] = {}
 
 
-def _filter(name: str):
+def _filter(name: str) -> Callable[[Any], Any]:
     """The unguarded function behind a pure filter (the guards only limit sizes;
     a result over the output cap makes run_plan defer to Jinja, which raises)."""
     func = _PURE.get(name)

@@ -130,7 +130,7 @@ def _preserve(check: Mapping[str, Any], data: Any, state: Any) -> Errors:
         return []
     key = check["key"]
     into = check["into"].removesuffix("[]")
-    reply_items = {}
+    reply_items: dict[Any, tuple[str, Any]] = {}
     for where, item in select(data, into + "[]"):
         if isinstance(item, Mapping) and key in item:
             reply_items.setdefault(_key(item[key]), (where, item))

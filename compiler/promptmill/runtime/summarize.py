@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import tooldecl
-from .bundle import Section
+from .bundle import RoleBundle, Section
+from .counting import Counter
 from .fill import PreparedRole
 from .fit import FitResult, Fitter, Placed
 from .request import Message, PromptRequest, RenderedSection
@@ -17,7 +18,7 @@ def _origin(spec: Section) -> str | None:
     return str(spec.origin) if spec.origin is not None else None
 
 
-def _section(p: Placed, counter, native: bool = False, wire: str = "") -> RenderedSection:
+def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "") -> RenderedSection:
     spec = p.spec
     present = p.present
     text = p.text() if present and not native else ""
@@ -45,7 +46,7 @@ def _section(p: Placed, counter, native: bool = False, wire: str = "") -> Render
     )
 
 
-def _native_tokens(p: Placed, counter, wire: str) -> int:
+def _native_tokens(p: Placed, counter: Counter, wire: str) -> int:
     """Tokens of a native tools section's declarations as counted alone (no frame, no pad)."""
     items = p.cand.items or []
     return sum(counter.count(tooldecl.counted_text(wire, tooldecl.normalize(items[i]))) for i in p.kept)
@@ -116,7 +117,7 @@ def summarize(
     )
 
 
-def _events(bundle, sections: list[RenderedSection], messages: list[Message], counter) -> list[dict]:
+def _events(bundle: RoleBundle, sections: list[RenderedSection], messages: list[Message], counter: Counter) -> list[dict]:
     """What the render did, in order: compile-time suppressions, each context item
     injected (or skipped by its condition), then the system prompt assembled."""
     events: list[dict] = [dict(e) for e in bundle.events]

@@ -28,9 +28,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..core.errors import TokenizerError
+
+if TYPE_CHECKING:
+    import tiktoken
 
 DEFAULT_TOKENIZER = "o200k_base"
 
@@ -71,7 +74,7 @@ class TiktokenTokenizer:
     exact = True
     has_hard_joins = True
 
-    def __init__(self, name: str, encoding) -> None:  # encoding: tiktoken.Encoding
+    def __init__(self, name: str, encoding: tiktoken.Encoding) -> None:
         self.name = name
         self._enc = encoding
         self._encode = encoding.encode_ordinary
@@ -238,7 +241,7 @@ def _load_ranks(name: str) -> dict[bytes, int]:
     return ranks
 
 
-def _tiktoken_encoding(name: str):
+def _tiktoken_encoding(name: str) -> tiktoken.Encoding:
     """Build the encoding from tiktoken's own definition, fed our verified file."""
     import tiktoken
     import tiktoken_ext.openai_public as public

@@ -31,11 +31,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .bundle import Contract
 from .schema.validate import check_schema  # fast for valid schemas; jsonschema explains failures
+
+if TYPE_CHECKING:
+    from .counting import Counter
 
 
 def no_parameters() -> dict:
@@ -200,14 +203,14 @@ def counted_text(wire: str, d: Mapping[str, Any]) -> str:
     return _compact(gemini_declaration(d))
 
 
-def item_cost(counter, wire: str, text: str) -> int:
+def item_cost(counter: Counter, wire: str, text: str) -> int:
     """Cost of one more declaration whose `counted_text` is `text` (an estimate while filling;
     `tools_tokens` gives the total the request reports)."""
     n = counter.count(text)
     return math.ceil(n * OPENAI_TOOLS_PAD) if wire == "openai" else n
 
 
-def frame_cost(counter, wire: str, forced: bool = False) -> int:
+def frame_cost(counter: Counter, wire: str, forced: bool = False) -> int:
     """Cost of declaring any tools at all (the block around them, the tool-use prompt)."""
     if wire == "openai":
         return math.ceil((counter.count_parts([OPENAI_TOOLS_HEAD, OPENAI_TOOLS_TAIL]) + OPENAI_TOOLS_OVERHEAD) * OPENAI_TOOLS_PAD)
@@ -216,7 +219,7 @@ def frame_cost(counter, wire: str, forced: bool = False) -> int:
     return GEMINI_TOOLS_OVERHEAD
 
 
-def tools_tokens(counter, wire: str, decls: list[Mapping[str, Any]], forced: bool = False) -> int:
+def tools_tokens(counter: Counter, wire: str, decls: Sequence[Mapping[str, Any]], forced: bool = False) -> int:
     """Tokens the declarations cost on `wire`, by the documented counting model."""
     if not decls:
         return 0
@@ -246,7 +249,7 @@ def response_schema(contract: Contract) -> dict:
     return gemini_schema(contract.schema)[0]
 
 
-def output_tokens(counter, wire: str, contract: Contract | None) -> int:
+def output_tokens(counter: Counter, wire: str, contract: Contract | None) -> int:
     """Tokens a native contract's structured-output field costs on `wire`."""
     if contract is None or contract.style != "native":
         return 0

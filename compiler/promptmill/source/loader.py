@@ -102,7 +102,7 @@ class Document:
         real = self._real_path(path)
         start = self.positions.get(real) if real is not None else None
         value = _value_at(self.data, path)
-        if start is None or not isinstance(value, str):
+        if real is None or start is None or not isinstance(value, str):
             return self.pos(path)
         line, col = max(line, 1), max(col, 1)
         style = self.styles.get(real, "")
@@ -119,9 +119,10 @@ class Document:
             hit = table.get(path)
             if hit is not None or not self.aliases:
                 return hit
-            path = self._through_alias(path)
-            if path is None:
+            through = self._through_alias(path)
+            if through is None:
                 return None
+            path = through
         return None
 
     def _real_path(self, path: DocPath) -> DocPath | None:

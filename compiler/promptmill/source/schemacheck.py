@@ -25,7 +25,6 @@ TEMPLATE_KINDS = ("role", "constraints", "output", "fragment")
 SCHEMA_NAMES = (*TEMPLATE_KINDS, "project", "bundle", "manifest")
 
 
-
 @cache
 def schema_text(name: str) -> str:
     """The shipped JSON Schema `name` (see SCHEMA_NAMES) as text."""
@@ -45,7 +44,7 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 def _where(path: tuple) -> str:
-    parts = []
+    parts: list[str] = []
     for p in path:
         parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
     return "".join(parts) or "the document"
@@ -54,12 +53,14 @@ def _where(path: tuple) -> str:
 def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
     path = tuple(err.absolute_path)
     validator = err.validator
+    schema: Any = err.schema  # jsonschema types these as possibly unset; on an error they are set
+    value: Any = err.validator_value
     if validator in ("anyOf", "oneOf") and err.context:
         # report the alternative that came closest, at its own node
         return _diagnose(doc, best_match(err.context))
     where = _where(path)
     if validator == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = list((err.schema.get("properties") or {}).keys())
+        allowed = list((schema.get("properties") or {}).keys())
         out = []
         for key in err.instance:
             if key in allowed:
@@ -79,12 +80,12 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
         code = "PM203" if missing == "kind" else "PM204"
         return [Diagnostic.at(doc.pos(path), code, f"missing required key '{missing}' in {where}")]
     if validator == "type":
-        expected = err.validator_value
+        expected = value
         names = [expected] if isinstance(expected, str) else list(expected)
         want = " or ".join(phrase_of(n) for n in names)
         return [Diagnostic.at(doc.pos(path), "PM205", f"{where}: expected {want}, got {phrase(err.instance)}")]
     if validator in ("enum", "const"):
-        options = err.validator_value if validator == "enum" else [err.validator_value]
+        options = value if validator == "enum" else [value]
         if path and path[-1] == "kind" and len(path) == 1:
             close = suggest(str(err.instance), list(TEMPLATE_KINDS))
             return [

@@ -39,7 +39,7 @@ from yaml.events import (
 try:
     from yaml._yaml import CParser
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    CParser = None
+    CParser = None  # type: ignore[assignment,misc]
 
 from ..core.typenames import phrase
 from .scalartext import split_lines
@@ -132,6 +132,7 @@ class Builder:
         event = get()
         if type(event) is DocumentStartEvent:
             mark = event.start_mark
+            assert mark is not None  # the parser marks every event
             raise Refusal(
                 "PM104",
                 (mark.line + 1, mark.column + 1),
@@ -243,7 +244,7 @@ class Builder:
                 pos,
                 f"the alias *{name} refers to no anchor; define '&{name}' before using it",
             )
-        if type(entry) is _Frame:
+        if isinstance(entry, _Frame):
             raise Refusal(
                 "PM111",
                 pos,
@@ -335,7 +336,7 @@ class Builder:
 
 def _copy(value: Any) -> Any:
     """A deep copy of plain data, without recursion (aliases expand to copies)."""
-    root = {} if type(value) is dict else []
+    root: Any = {} if type(value) is dict else []
     work = [(value, root)]
     while work:
         source, target = work.pop()

@@ -163,7 +163,7 @@ def guarded(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def run(*args: Any, **kwargs: Any) -> Any:
         budget = guard.active()
-        value = args[at] if len(args) > at else None
+        value: Any = args[at] if len(args) > at else None
         if stringify and not isinstance(value, (str, int, float, Undefined)):
             guard.weigh(value)
         if walk and hasattr(value, "__len__") and not isinstance(value, Undefined):

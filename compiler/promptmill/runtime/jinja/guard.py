@@ -347,16 +347,17 @@ def check_call(func: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     owner = getattr(func, "__self__", None)
     if not isinstance(owner, (str, bytes)):
         return args
+    text: Any = owner  # str or bytes: the methods checked here are the same on both
     name = getattr(func, "__name__", "")
     if name in _WIDTH_METHODS and args and _is_int(args[0]):
         check_text(args[0])
     elif name == "expandtabs":
         size = args[0] if args and _is_int(args[0]) else 8
-        check_text(len(owner) + owner.count("\t" if isinstance(owner, str) else b"\t") * max(size, 0))
+        check_text(len(text) + text.count("\t" if isinstance(text, str) else b"\t") * max(size, 0))
     elif name == "replace" and len(args) >= 2:
         old, new = args[0], args[1]
         if isinstance(old, type(owner)) and isinstance(new, type(owner)) and len(new) > len(old):
-            hits = owner.count(old) + 1 if old else len(owner) + 1
+            hits = text.count(old) + 1 if old else len(text) + 1
             if len(args) > 2 and _is_int(args[2]) and args[2] >= 0:
                 hits = min(hits, args[2])
             check_text(len(owner) + hits * (len(new) - len(old)))

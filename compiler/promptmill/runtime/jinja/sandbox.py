@@ -24,8 +24,8 @@ from __future__ import annotations
 import functools
 import re
 import types
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, NamedTuple, cast
 
 import jinja2
 from jinja2 import nodes
@@ -319,7 +319,7 @@ def render(
     parts: list[str] = []
     size = 0
     try:
-        stream = template.generate(context)
+        stream = cast(Generator[str, None, None], template.generate(context))  # a generator: it has close()
         try:
             for chunk in stream:
                 size += len(chunk)

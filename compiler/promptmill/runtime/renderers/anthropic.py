@@ -16,7 +16,7 @@ native tools adds its return tool without forcing it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..tooldecl import anthropic_tool, extra_tools, forced_tool
 from .chat import split
@@ -30,11 +30,11 @@ CACHE = {"type": "ephemeral"}
 def render(req: PromptRequest) -> dict:
     """The keyword arguments of `messages.create` (without `model`)."""
     system, turns = split(req, "anthropic")
-    blocks = [{"type": "text", "text": text} for text, _ in system]
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text, _ in system]
     stable = [s for _, s in system]
-    messages = []
+    messages: list[dict[str, Any]] = []
     for role, parts in turns:
-        content = [{"type": "text", "text": text} for text, _ in parts]
+        content: list[dict[str, Any]] = [{"type": "text", "text": text} for text, _ in parts]
         messages.append({"role": role, "content": content})
         blocks_stable = [s for _, s in parts]
         stable.extend(blocks_stable)

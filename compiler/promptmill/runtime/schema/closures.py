@@ -29,6 +29,13 @@ from urllib.parse import unquote
 from .json_values import TYPE_TESTS, Check, enum_check, is_integer, is_number, type_check, uniq
 
 
+def _always(check: Check | None) -> Check:
+    """A strict check (the instance must have the type) is never None; only a lenient one
+    may be, when it has nothing to test."""
+    assert check is not None
+    return check
+
+
 class Unsupported(Exception):
     """The schema needs something these closures cannot decide exactly like jsonschema."""
 
@@ -187,16 +194,16 @@ class Compiler:
         if len(set(names)) == 1:
             name = names[0]
             if name == "string":
-                return [self._string(node, True)]
+                return [_always(self._string(node, True))]
             if name in ("number", "integer"):
-                return [self._number(node, True, name == "integer")]
+                return [_always(self._number(node, True, name == "integer"))]
             if name == "object":
-                return [self._object(node, True)]
+                return [_always(self._object(node, True))]
             if name == "array":
-                return [self._array(node, True)]
+                return [_always(self._array(node, True))]
             return [TYPE_TESTS[name]]
         allowed = set(names)
-        parts = [type_check(allowed)] if allowed else [_false]
+        parts: list[Check | None] = [type_check(allowed)] if allowed else [_false]
         if "string" in allowed:
             parts.append(self._string(node, False))
         if "number" in allowed or "integer" in allowed:
