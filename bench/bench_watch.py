@@ -148,7 +148,10 @@ def main() -> None:
             print(f"{'scenario':<10} {'median':>8} {'p95':>8} {'max':>8}   refresh itself (median)")
             for name, save in (("role", save_role), ("fragment", save_fragment), ("rename", save_by_rename), ("state", save_state)):
                 lat, refresh = run_scenario(name, args.saves, save, screen)
-                print(f"{name:<10} {statistics.median(lat):6.0f}ms {percentile(lat, 0.95):6.0f}ms {max(lat):6.0f}ms   {statistics.median(refresh):.0f} ms")
+                print(
+                    f"{name:<10} {statistics.median(lat):6.0f}ms {percentile(lat, 0.95):6.0f}ms {max(lat):6.0f}ms   "
+                    f"{statistics.median(refresh):.0f} ms"
+                )
             print("target: save-to-refresh under 300 ms (includes the 50 ms debounce)")
             scratch, refresh = incremental_ratio(root, role)
             print(f"in-process: compile from scratch {scratch:.0f} ms, Workspace refresh after a role edit "

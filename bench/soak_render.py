@@ -172,7 +172,10 @@ def soak(renders: int, every: int, *, seed: int = 7, heap: bool = False, cache_c
 def print_sample(s: Sample) -> None:
     heap = f"  heap {s.heap_mib:7.1f} MiB" if s.heap_mib is not None else ""
     counts = "  ".join(f"{k}={v:,}" for k, v in s.caches.items() if "o200k" in k or "cl100k" in k)
-    print(f"{s.renders:>8,} renders  {s.seconds:7.1f}s  rss {s.rss_mib:7.1f} MiB{heap}  objects {s.objects:,}  blocks {s.blocks:,}  {counts}", flush=True)
+    print(
+        f"{s.renders:>8,} renders  {s.seconds:7.1f}s  rss {s.rss_mib:7.1f} MiB{heap}  objects {s.objects:,}  blocks {s.blocks:,}  {counts}",
+        flush=True,
+    )
 
 
 def main() -> int:

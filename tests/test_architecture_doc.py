@@ -72,7 +72,9 @@ def test_every_folder_has_a_paragraph_and_names_its_modules() -> None:
     on_disk = _folders_on_disk()
     assert len(on_disk) >= 8, "no folders found: wrong package path?"
     assert len(PARAGRAPHS) >= 8, "the tour's headings were not found: the check would be vacuous"
-    assert not sorted(set(on_disk) - set(PARAGRAPHS)), f"folders without a paragraph in docs/ARCHITECTURE.md: {sorted(set(on_disk) - set(PARAGRAPHS))}"
+    assert not sorted(set(on_disk) - set(PARAGRAPHS)), (
+        f"folders without a paragraph in docs/ARCHITECTURE.md: {sorted(set(on_disk) - set(PARAGRAPHS))}"
+    )
     assert not sorted(set(PARAGRAPHS) - set(on_disk)), f"paragraphs for folders that do not exist: {sorted(set(PARAGRAPHS) - set(on_disk))}"
     unnamed = {f: [m for m in mods if f"`{m}`" not in PARAGRAPHS[f]] for f, mods in on_disk.items()}
     unnamed = {f: ms for f, ms in unnamed.items() if ms}

@@ -148,7 +148,9 @@ def test_a_state_tool_may_not_take_the_return_tools_name(tmp_path: Path, provide
     assert err.value.errors == (
         ("state.tools[0].name", "repeats the name 'finish' of the return tool of output contract 'done'; tool names must be unique"),
     )
-    names = [t["name"] for t in rt.render("finisher", {"tools": [dict(finish, name="other")]}, provider="anthropic").to_anthropic()["tools"]]
+    names = [
+        t["name"] for t in rt.render("finisher", {"tools": [dict(finish, name="other")]}, provider="anthropic").to_anthropic()["tools"]
+    ]
     assert names == ["other", "finish"]
 
 

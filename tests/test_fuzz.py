@@ -345,7 +345,11 @@ def valid_case(draw):
 
     role = draw(st.sampled_from(sorted(SHIPPED)))
     data = freshen(state(SHIPPED[role]), random.Random(draw(st.integers(0, 2**32))), draw(st.integers(0, 10**6)))
-    strings = [p for p in _paths(data) if p and isinstance(_get(data, p), str) and p[-1] in ("content", "text", "message", "task_state", "description")]
+    strings = [
+        p
+        for p in _paths(data)
+        if p and isinstance(_get(data, p), str) and p[-1] in ("content", "text", "message", "task_state", "description")
+    ]
     for path in draw(st.lists(st.sampled_from(strings), max_size=4)) if strings else ():
         _set(data, path, _get(data, path) + draw(hostile))
     budget = draw(st.none() | st.integers(250, 1_500) | st.integers(250, 1_500) | st.integers(1_500, 16_000))

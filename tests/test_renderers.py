@@ -226,10 +226,25 @@ def test_cli_render_format(tmp_path):
     from promptmill.cli.main import main
     from providers_support import EXAMPLES, ROOT
 
-    result = CliRunner().invoke(main, ["render", "companion-chat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-chat.state.yaml"), "--format", "anthropic"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "render",
+            "companion-chat",
+            "--project",
+            str(ROOT),
+            "--state",
+            str(EXAMPLES / "companion-chat.state.yaml"),
+            "--format",
+            "anthropic",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["system"][0]["cache_control"] == {"type": "ephemeral"}
-    text = CliRunner().invoke(main, ["render", "companion-beat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-beat.state.yaml"), "--format", "text"])
+    text = CliRunner().invoke(
+        main,
+        ["render", "companion-beat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-beat.state.yaml"), "--format", "text"],
+    )
     assert text.exit_code == 0 and "Respond with only a JSON object" in text.output  # fitted for the text wire
     bad = CliRunner().invoke(main, ["render", "executor", "--project", str(ROOT), "--format", "cohere"])
     assert bad.exit_code == 2 and "'openai'" in bad.output

@@ -225,7 +225,9 @@ def test_the_build_does_not_depend_on_where_the_user_folder_is(project, tmp_path
         monkeypatch.setenv("PROMPTMILL_USER_DIR", str(folder))
         promptmill.compile(project, output=tmp_path / name / "build")
         build = tmp_path / name / "build"
-        builds.append({p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file() and p.name != ".lock"})
+        builds.append(
+            {p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file() and p.name != ".lock"}
+        )
     assert builds[0] == builds[1]
 
 

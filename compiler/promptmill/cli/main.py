@@ -137,7 +137,9 @@ def compile(path: str, output: str | None, check: bool, force: bool) -> None:  #
 
 @main.command()
 @click.argument("kind", type=click.Choice(SCHEMAS), required=False)
-@click.option("--write", "folder", type=click.Path(file_okay=False), help="Write every schema into this folder instead (e.g. .promptmill/schemas).")
+@click.option(
+    "--write", "folder", type=click.Path(file_okay=False), help="Write every schema into this folder instead (e.g. .promptmill/schemas)."
+)
 @click.option("--force", is_flag=True, help="With --write: overwrite existing files.")
 @handled
 def schema(kind: str | None, folder: str | None, force: bool) -> None:
@@ -214,7 +216,9 @@ def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool
 @click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
 @click.option("--event", type=click.Choice(("start", "continue")), default="start", show_default=True)
 @handled
-def render(role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str) -> None:
+def render(
+    role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str
+) -> None:
     """Render ROLE with a state and show the result.
 
     pretty: sections with token counts and budget bars; text: exactly the

@@ -68,7 +68,8 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
     """The render, section by section, for a person at a terminal."""
     out = []
     exact = "exact" if req.exact else "estimate"
-    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({_pct(req.tokens, req.budget).strip()})   {req.tokenizer}, {exact}"
+    share = _pct(req.tokens, req.budget).strip()
+    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share})   {req.tokenizer}, {exact}"
     out.append(_c(head, "1", color))
     out.append(f"[{_bar(req.tokens, req.budget)}]")
     out.append(f"budget {req.budget}: {budget_sum(req)}")
@@ -167,7 +168,9 @@ def stats_table(bundles: dict[str, RoleBundle]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, r in enumerate(rows):
-        lines.append("  ".join(cell.ljust(w) if i in (0, 5) else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip())
+        lines.append(
+            "  ".join(cell.ljust(w) if i in (0, 5) else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+        )
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     total_static = sum(sum(s.tokens for s in b.sections if s.kind == "static") for b in bundles.values())

@@ -261,7 +261,9 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
     elif source == "output":
         if contract_text is None:
             ctx.diags.append(
-                Diagnostic.at(s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract")
+                Diagnostic.at(
+                    s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract"
+                )
             )
             return None
         static_text = contract_text
@@ -270,7 +272,9 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         if not isinstance(frag, Fragment):
             close = suggest(data["fragment"], ctx.index.ids("fragment"))
             ctx.diags.append(
-                Diagnostic.at(s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=did_you_mean([close]) if close else None)
+                Diagnostic.at(
+                    s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=did_you_mean([close]) if close else None
+                )
             )
             return None
         ctx.use(frag)
@@ -288,7 +292,9 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         # the body only: the fitter places the title line itself (title_tokens)
         base.update(text=static_text, tokens=ctx.counter.count(static_text))
     # provider conditions do not change between the turns of a conversation
-    dynamic = (kind != "static" and source in data) or (when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when)))
+    dynamic = (kind != "static" and source in data) or (
+        when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when))
+    )
     declared = data.get("stability")
     if declared == "stable" and dynamic:
         ctx.diags.append(
@@ -383,7 +389,11 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         if not isinstance(found, OutputContract):
             setter = composed.settings["output"][1]
             close = suggest(out_id, index.ids("output"))
-            diags.append(Diagnostic.at(setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=did_you_mean([close]) if close else None))
+            diags.append(
+                Diagnostic.at(
+                    setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=did_you_mean([close]) if close else None
+                )
+            )
         else:
             ctx.use(found)
             contract, cdiags = compile_contract(found)
@@ -413,7 +423,13 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     sections = infer_messages(sections, body_start, body_end)
 
     if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
-        diags.append(Diagnostic.at(role.pos("id"), "PM702", f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions"))
+        diags.append(
+            Diagnostic.at(
+                role.pos("id"),
+                "PM702",
+                f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions",
+            )
+        )
     diags.extend(cache_lint(sections, role.pos("id")))
     if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
         _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)

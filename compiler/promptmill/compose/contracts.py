@@ -166,8 +166,12 @@ def _compared_path_problem(kind: str, path: str, node: Any) -> str | None:
     is_list = isinstance(node, dict) and node.get("type") == "array"
     if kind == "unique" and "[]" not in path:
         if is_list:
-            return f"check 'unique': reply path '{path}' is the list itself, one value, so nothing can repeat; write '{path}[]' for its items"
-        return f"check 'unique': reply path '{path}' names one value, so nothing can repeat; put '[]' after the list whose items must differ"
+            return (
+                f"check 'unique': reply path '{path}' is the list itself, one value, so nothing can repeat; write '{path}[]' for its items"
+            )
+        return (
+            f"check 'unique': reply path '{path}' names one value, so nothing can repeat; put '[]' after the list whose items must differ"
+        )
     if kind == "references" and is_list:
         return f"check 'references': reply path '{path}' is a list, compared whole with single values; write '{path}[]' for its items"
     return None
@@ -251,7 +255,14 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
     elif style == "native":
         native, lossy = _native_forms(schema)
         for provider, path, problem in lossy:
-            diags.append(Diagnostic.at(contract.pos("schema") if "schema" in contract.data else contract.pos("id"), "PM705", f"output contract '{contract.id}', {provider}: {path}: {problem}", hint=_LOSSY_HINTS[provider]))
+            diags.append(
+                Diagnostic.at(
+                    contract.pos("schema") if "schema" in contract.data else contract.pos("id"),
+                    "PM705",
+                    f"output contract '{contract.id}', {provider}: {path}: {problem}",
+                    hint=_LOSSY_HINTS[provider],
+                )
+            )
     p = contract.pos("id")
     bundle = Contract(
         id=contract.id,
@@ -281,7 +292,9 @@ def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
     return {"openai_strict": None if strict_problems else strict, "gemini": gemini}, lossy
 
 
-def native_fallback(model: OutputContract, contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None) -> Section:
+def native_fallback(
+    model: OutputContract, contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None
+) -> Section:
     """For a native contract: the JSON format description, shown only on text and live wires
     (they have no structured-output field). Placed right after the role's output section."""
     text = format_text(model, "json", contract.schema, (contract.return_tool or {}).get("name", DEFAULT_TOOL))

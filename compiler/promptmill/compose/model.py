@@ -233,7 +233,9 @@ def _tool_diagnostics(doc: Document, path: tuple, tools: list) -> list[Diagnosti
         params = tool.get("parameters")
         where = path + (i, "parameters")
         if isinstance(params, dict) and params.get("type") != "object":
-            out.append(Diagnostic.at(doc.pos(where), "PM701", f"parameters of tool '{name}' must be a JSON Schema with type: object at the top"))
+            out.append(
+                Diagnostic.at(doc.pos(where), "PM701", f"parameters of tool '{name}' must be a JSON Schema with type: object at the top")
+            )
         out.extend(_schema_diagnostics(doc, where, params, f"parameters of tool '{name}'"))
     return out
 

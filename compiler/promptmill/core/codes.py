@@ -29,7 +29,11 @@ CODES: dict[str, Code] = {
     "PM010": Code("config-invalid", "error", "promptmill.yaml or a command-line argument is unusable"),
     "PM011": Code("path-not-found", "error", "a prompts folder, file or build folder does not exist, or a folder holds no project at all"),
     "PM012": Code("build-locked", "error", "another compile holds the build lock"),
-    "PM013": Code("init-failed", "error", "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them"),
+    "PM013": Code(
+        "init-failed",
+        "error",
+        "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them",
+    ),
     "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
@@ -69,7 +73,12 @@ CODES: dict[str, Code] = {
     "PM406": Code("template-error", "error", "a template without state failed while rendering at compile time"),
     "PM407": Code("each-not-list", "error", "an `each:` path does not point at an array in the inputs schema"),
     "PM408": Code("unescaped-in-markup", "warning", "a template prints a state value raw inside an XML-looking tag or attribute"),
-    "PM409": Code("undeclared-key", "warning", "a template (or a list section's order_by) reads a key the inputs schema does not declare for that object (an error when the object sets additionalProperties: false)"),
+    "PM409": Code(
+        "undeclared-key",
+        "warning",
+        "a template (or a list section's order_by) reads a key the inputs schema does not declare for that object "
+        "(an error when the object sets additionalProperties: false)",
+    ),
     "PM410": Code("jinja-in-literal", "warning", "a section's `title` or `text` holds Jinja syntax, which is sent as written"),
     # budget and tokenizers
     "PM501": Code("static-over-budget", "error", "the sections that are never trimmed already exceed the budget"),
@@ -88,7 +97,11 @@ CODES: dict[str, Code] = {
     "PM608": Code("invalid-tag-name", "error", "a fragment's name cannot form an XML tag"),
     "PM609": Code("condition-invalid", "error", "a condition is malformed (unknown operator or wrong value type)"),
     "PM610": Code("cache-breaking-section", "warning", "a dynamic section sits where it breaks the cacheable stable prefix"),
-    "PM611": Code("cache-breaking-system-section", "warning", "a dynamic section placed in the system message comes before stable content of other messages"),
+    "PM611": Code(
+        "cache-breaking-system-section",
+        "warning",
+        "a dynamic section placed in the system message comes before stable content of other messages",
+    ),
     "PM612": Code("too-many-sections", "error", "a role has more sections than the limit (1,000), in its file or after composition"),
     "PM613": Code("slow-regex", "warning", "a condition's regex nests repeats and can take exponential time on crafted state"),
     # output contracts and tools
@@ -96,8 +109,16 @@ CODES: dict[str, Code] = {
     "PM702": Code("output-not-rendered", "warning", "the role has an output contract whose instructions no section renders"),
     "PM703": Code("contract-check-invalid", "error", "an output contract check refers to fields the reply schema does not have"),
     "PM704": Code("contract-not-object", "error", "a native or return_call contract's reply schema is not a JSON object"),
-    "PM705": Code("provider-schema-lossy", "warning", "a provider cannot express part of a native contract's schema (OpenAI strict mode off, or a keyword left out for Gemini)"),
-    "PM706": Code("outputs-schema-mismatch", "error", "an output contract's `outputs` (described to the model) and `schema` (checked on the reply) name different fields"),
+    "PM705": Code(
+        "provider-schema-lossy",
+        "warning",
+        "a provider cannot express part of a native contract's schema (OpenAI strict mode off, or a keyword left out for Gemini)",
+    ),
+    "PM706": Code(
+        "outputs-schema-mismatch",
+        "error",
+        "an output contract's `outputs` (described to the model) and `schema` (checked on the reply) name different fields",
+    ),
     # runtime
     "PM801": Code("build-invalid", "error", "the build folder is missing, corrupt, or from an incompatible version"),
     "PM802": Code("unknown-role", "error", "the build has no role with that id"),
@@ -110,7 +131,9 @@ CODES: dict[str, Code] = {
     "PM831": Code("budget-invalid", "error", "a render-time budget is zero, negative, or not an integer"),
     "PM840": Code("unknown-provider", "error", "a provider name that does not exist"),
     "PM841": Code("provider-mismatch", "error", "a request fitted for one provider was rendered for another"),
-    "PM842": Code("provider-cannot-express", "error", "the fitted request has a shape the provider's API cannot accept (e.g. no user message)"),
+    "PM842": Code(
+        "provider-cannot-express", "error", "the fitted request has a shape the provider's API cannot accept (e.g. no user message)"
+    ),
     "PM850": Code("tokenizer-data", "error", "tokenizer data is missing or failed its integrity check"),
     "PM860": Code("reply-not-json", "error", "a model reply holds no parseable JSON"),
     "PM861": Code("reply-invalid", "error", "a model reply does not match the output contract"),

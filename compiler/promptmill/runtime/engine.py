@@ -138,7 +138,9 @@ class Runtime:
                 # A compile replaced the build between reading the manifest and a
                 # bundle: read the new manifest.
                 if attempt == LOAD_ATTEMPTS - 1:
-                    raise BuildError(f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile") from exc
+                    raise BuildError(
+                        f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile"
+                    ) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _load_shipped_tokenizers(self) -> None:

@@ -25,7 +25,9 @@ from typing import Any
 from .cache import Generations
 
 MAX_KEY_BYTES = 65_536  # an item serialising to more than this is not memoised
-SANDBOX_GLOBALS = frozenset({"range", "dict"})  # promptmill.runtime.jinja.sandbox's template globals (pure: a memoised template may use them)
+SANDBOX_GLOBALS = frozenset(
+    {"range", "dict"}
+)  # promptmill.runtime.jinja.sandbox's template globals (pure: a memoised template may use them)
 IMPURE_FILTERS = frozenset({"random"})  # filters whose result is not a function of the input
 
 

@@ -51,7 +51,14 @@ def build_plan(source: str) -> Plan | None:
             path: list[str] = []
             cur: Any = part
             filt = None
-            if isinstance(cur, nodes.Filter) and cur.name in PURE_FILTERS and not cur.args and not cur.kwargs and cur.dyn_args is None and cur.dyn_kwargs is None:
+            if (
+                isinstance(cur, nodes.Filter)
+                and cur.name in PURE_FILTERS
+                and not cur.args
+                and not cur.kwargs
+                and cur.dyn_args is None
+                and cur.dyn_kwargs is None
+            ):
                 func = environment().filters.get(cur.name)
                 if func is None or getattr(func, "jinja_pass_arg", None) is not None:
                     return None

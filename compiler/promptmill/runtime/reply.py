@@ -171,7 +171,10 @@ def find_json(text: str, expected: str = "a JSON object") -> Any:
     if first is None:
         raise ReplyError(f"the reply holds no JSON; expected {expected}, bare or in a ```json block", code="PM860")
     if first.cut:
-        raise ReplyError(f"the reply's JSON is cut off at {_where(text, first.pos)}: a string or bracket is never closed (truncated reply?)", code="PM860")
+        raise ReplyError(
+            f"the reply's JSON is cut off at {_where(text, first.pos)}: a string or bracket is never closed (truncated reply?)",
+            code="PM860",
+        )
     raise ReplyError(f"the reply's JSON does not parse at {_where(text, first.pos)}: {first.message}", code="PM860")
 
 
@@ -265,7 +268,12 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
     else:
         raise ReplyError(f"a reply is text or the tool-call arguments (dict), not {type(reply).__name__}", code="PM860", instruction=retry)
     if size > MAX_REPLY_CHARS:
-        raise ReplyError(f"the reply has {size} characters, more than the limit of {MAX_REPLY_CHARS}", code="PM862", contract=contract.id, instruction=retry)
+        raise ReplyError(
+            f"the reply has {size} characters, more than the limit of {MAX_REPLY_CHARS}",
+            code="PM862",
+            contract=contract.id,
+            instruction=retry,
+        )
     if isinstance(reply, str):
         try:
             data = find_json(reply, json_shape(contract.schema))
@@ -276,9 +284,17 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         data = strip_added_nulls(data, contract.schema)
     errors = [(p, _shorten(m)) for p, m in _validator(contract).errors(data, root="reply")]
     if errors:
-        raise ReplyError(f"the reply does not match output contract '{contract.id}'", errors, code="PM861", contract=contract.id, instruction=retry)
+        raise ReplyError(
+            f"the reply does not match output contract '{contract.id}'", errors, code="PM861", contract=contract.id, instruction=retry
+        )
     if contract.checks:
         failures = run_checks(contract.checks, data, state if state is not None else req.state)
         if failures:
-            raise ReplyError(f"the reply fails the checks of output contract '{contract.id}'", failures, code="PM863", contract=contract.id, instruction=retry)
+            raise ReplyError(
+                f"the reply fails the checks of output contract '{contract.id}'",
+                failures,
+                code="PM863",
+                contract=contract.id,
+                instruction=retry,
+            )
     return data

@@ -88,7 +88,11 @@ def with_defaults(tool: Mapping[str, Any]) -> Mapping[str, Any]:
     """`tool` with the optional `description` and `parameters` filled in (other keys kept)."""
     if "description" in tool and "parameters" in tool:
         return tool
-    return {**tool, "description": tool.get("description", ""), "parameters": tool["parameters"] if "parameters" in tool else no_parameters()}
+    return {
+        **tool,
+        "description": tool.get("description", ""),
+        "parameters": tool["parameters"] if "parameters" in tool else no_parameters(),
+    }
 
 
 def return_tool(contract: Contract) -> dict:
