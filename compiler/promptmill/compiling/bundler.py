@@ -27,7 +27,6 @@ from ..compose.model import (
     MAX_SECTIONS,
     Fragment,
     OutputContract,
-    Role,
     SectionDef,
     Template,
     too_many_sections,
@@ -38,14 +37,16 @@ from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
+from ..lints.budgetlint import static_over_budget
 from ..lints.cachelint import cache_lint
 from ..lints.condlint import lint_conditions
+from ..lints.inputlint import unused_inputs
 from ..lints.jinjacheck import check_template, render_static
-from ..lints.keylint import Binding, item_binding, missing_item_key, undeclared_keys
+from ..lints.keylint import Binding, item_binding, order_key_diagnostics, undeclared_keys
 from ..lints.literallint import literal_jinja
 from ..lints.markuplint import markup_diagnostics
 from ..runtime import conditions
-from ..runtime.bundle import FORMAT_VERSION, Budget, Origin, RoleBundle, Section, SourceRef
+from ..runtime.bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
 from ..runtime.counting import Counter
 from ..runtime.fill import assemble_rules, strip_text
 from ..runtime.plans import build_plan
@@ -151,22 +152,6 @@ def _check(
     return ok, info.static and not (set(info.variables) & set(extra))
 
 
-def _check_order_key(ctx: _Ctx, s: SectionDef, item: Binding, key: str) -> None:
-    """PM409 when `order_by` names a key the items never have: every score would be absent."""
-    missing = missing_item_key(item, key)
-    if missing is None:
-        return
-    name, declared, closed = missing
-    close = suggest(name, declared)
-    message = f"section '{s.id}' orders items by '{key}', but the inputs schema of '{item.label}' declares no key '{name}'"
-    if closed:
-        message += " and sets additionalProperties: false, so it is never there"
-    message += ": items without a score come last, so the list keeps its own order"
-    hint = did_you_mean([close]) if close else f"declare '{name}' (a number) among the properties of the items"
-    at = s.pos("order_by", "key") if isinstance(s.get("order_by"), dict) else s.pos("order_by")
-    ctx.diags.append(Diagnostic.at(at, "PM409", message, hint=hint, severity="error" if closed else None))
-
-
 def _name_pos(s: SectionDef, source: str, name: str) -> Position:
     """File position of the first use of variable `name` inside a section's template."""
     match = re.search(rf"(?<![\w.]){re.escape(name)}\b", source)
@@ -234,7 +219,7 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         if isinstance(order_by, str):
             order_by = {"key": order_by}
         if order_by and item is not None:
-            _check_order_key(ctx, s, item, order_by["key"])
+            ctx.diags.extend(order_key_diagnostics(s, item, order_by["key"]))
         base.update(
             template=template,
             plan=build_plan(template),
@@ -432,9 +417,9 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         )
     diags.extend(cache_lint(sections, role.pos("id")))
     if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
-        _budget_check(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role, diags)
+        diags.extend(static_over_budget(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role.pos("id")))
     if not role.abstract:
-        _unused_inputs(composed, ctx)
+        ctx.diags.extend(unused_inputs(composed, ctx.declared, ctx.used_inputs))
     if not counter.tokenizer.exact:
         diags.append(
             Diagnostic.at(
@@ -467,41 +452,3 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         source_hash=source_hash(sources, tokenizer_identity(tokenizer_name, project)),
     )
     return bundle, diags
-
-
-def _budget_check(sections: list[Section], counter: Counter, budget: Budget, separator: str, role: Role, diags: list[Diagnostic]) -> None:
-    fixed = [s for s in sections if s.kind == "static" and s.trim == "never" and s.when is None]
-    parts: list[str] = []
-    for s in fixed:
-        if parts:
-            parts.append(separator)
-        if s.title:
-            parts.append(s.title + "\n")
-        parts.append(s.text or "")
-    total = counter.count_parts(parts)
-    room = budget.max_tokens - budget.reserve
-    if total > room:
-        detail = ", ".join(f"{s.id} ({s.tokens})" for s in sorted(fixed, key=lambda s: -s.tokens)[:8])
-        diags.append(
-            Diagnostic.at(
-                role.pos("id"),
-                "PM501",
-                f"static sections that are never trimmed need {total} tokens, but the budget allows "
-                f"{room} (max_tokens {budget.max_tokens} - reserve {budget.reserve}): {detail}",
-                hint="raise budget.max_tokens, shorten these sections, or let some be trimmed",
-            )
-        )
-
-
-def _unused_inputs(composed: ComposedRole, ctx: _Ctx) -> None:
-    for name in ctx.declared:
-        if name in ctx.used_inputs:
-            continue
-        owner = next((r for r in reversed(composed.chain) if name in ((r.get("inputs") or {}).get("properties") or {})), composed.role)
-        ctx.diags.append(
-            Diagnostic.at(
-                owner.key_pos("inputs", "properties", name),
-                "PM404",
-                f"input '{name}' is declared but no section, condition or check of role '{composed.role.id}' uses it",
-            )
-        )

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from jinja2 import TemplateSyntaxError, nodes
 
+from ..compose.model import SectionDef
 from ..core.diagnostics import Diagnostic, Position
 from ..core.suggest import did_you_mean, suggest
 from .jinjacheck import _analysis_environment
@@ -383,3 +384,19 @@ def _position(source: str, locate: Locate, root: str, steps: list[Any], key: _Ke
             if before.count("\n") + 1 == line:
                 return locate(line, start - before.rfind("\n"))
     return locate(max(line, 1), 1)
+
+
+def order_key_diagnostics(s: SectionDef, item: Binding, key: str) -> list[Diagnostic]:
+    """PM409 when `order_by` names a key the items never have: every score would be absent."""
+    missing = missing_item_key(item, key)
+    if missing is None:
+        return []
+    name, declared, closed = missing
+    close = suggest(name, declared)
+    message = f"section '{s.id}' orders items by '{key}', but the inputs schema of '{item.label}' declares no key '{name}'"
+    if closed:
+        message += " and sets additionalProperties: false, so it is never there"
+    message += ": items without a score come last, so the list keeps its own order"
+    hint = did_you_mean([close]) if close else f"declare '{name}' (a number) among the properties of the items"
+    at = s.pos("order_by", "key") if isinstance(s.get("order_by"), dict) else s.pos("order_by")
+    return [Diagnostic.at(at, "PM409", message, hint=hint, severity="error" if closed else None)]
