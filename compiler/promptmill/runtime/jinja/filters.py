@@ -2,7 +2,7 @@
 and Jinja's built-ins wrapped with size and work guards (runtime side).
 
 Every filter a template can name runs inside `guarded()`: values a filter turns
-into text are weighed first (see `jinjaguard.weigh`), filters that walk a list
+into text are weighed first (see `guard.weigh`), filters that walk a list
 charge its length to the render's step budget, a few filters whose output can
 outgrow their input (`center`, `indent`, `replace`, `wordwrap`, `format`,
 `batch`, `slice`, `tojson`) check their arguments, and no filter may return a

@@ -1,6 +1,6 @@
 """Fast JSON Schema (draft 2020-12) validation of render state.
 
-A `Validator` compiles its schema once into closures (`schema_closures`) and
+A `Validator` compiles its schema once into closures (`closures.py`) and
 answers `is_valid` without jsonschema. Its answer is exactly jsonschema's
 `Draft202012Validator(schema).is_valid` (format checking off). Only when an
 instance is invalid does `errors()` import jsonschema, to list every failure as
