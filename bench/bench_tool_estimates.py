@@ -21,8 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
-from promptmill.runtime.engine import tooldecl
 from promptmill.runtime.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent

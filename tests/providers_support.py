@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from promptmill.compiling.api import build_in_memory
+from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
-from promptmill.runtime.engine import tooldecl
 from promptmill.runtime.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from promptmill.compiling.which import which
 from promptmill.compose.extends import MAX_CHAIN, merge_inputs
 from promptmill.compose.resolve import Composer
 from promptmill.lints.condlint import schema_at, value_problem
-from promptmill.runtime.engine import conditions
+from promptmill.runtime import conditions
 from promptmill.source.loader import load_data_file
 
 REPO = Path(__file__).resolve().parent.parent

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptmill.core.errors import BudgetError, StateError
+from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
-from promptmill.runtime.engine import tooldecl
 from providers_support import SHIPPED, TOK, documented_total, render, runtime, state
 
 
