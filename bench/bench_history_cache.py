@@ -21,8 +21,8 @@ import random
 import tempfile
 from pathlib import Path
 
-from promptmill.api import build_in_memory
-from promptmill.tokenizers import get_tokenizer
+from promptmill.compiling.api import build_in_memory
+from promptmill.runtime.tokenizers import get_tokenizer
 
 ROLE = """kind: role
 id: chat-step-{step}
@@ -103,7 +103,9 @@ def main() -> None:
         rt, _ = build_in_memory(tmp)
         turns = conversation(args.turns)
         print(f"{args.turns} turns, budget {args.budget} tokens, provider openai (o200k_base)")
-        print(f"{'step':>5}  {'identical prefix':>17}  {'reused tokens':>14}  {'mean tokens':>11}  oldest kept history index, last 12 turns")
+        print(
+            f"{'step':>5}  {'identical prefix':>17}  {'reused tokens':>14}  {'mean tokens':>11}  oldest kept history index, last 12 turns"
+        )
         for step in steps:
             same, share, oldest, mean = simulate(rt, step, turns, args.budget, tok)
             print(f"{step:>5}  {same:>16.0%}  {share:>13.0%}  {mean:>11.0f}  {oldest[-12:]}")

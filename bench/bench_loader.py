@@ -1,6 +1,6 @@
 """Time the YAML loader on 1,000 typical role files of 3-5 KB.
 
-Prints the total time for loading them with `promptmill.loader.load_file`
+Prints the total time for loading them with `promptmill.source.loader.load_file`
 (libyaml events when available, and the pure-Python parser), next to PyYAML's
 own `safe_load` with the C loader as a yardstick, and the ratios; then the
 time each hostile input (50 MB file, alias bomb, deep nesting, huge line) takes
@@ -18,7 +18,7 @@ import time
 
 import yaml
 
-from promptmill import loader
+from promptmill.source import loader
 
 SECTION = """\
   - id: {name}

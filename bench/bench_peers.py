@@ -140,7 +140,7 @@ class Output:
 # ---------------------------------------------------------------- promptmill
 
 def promptmill_adapters() -> dict[str, Callable[[dict, int], Output]]:
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     rt, _ = build_in_memory(workload.project())
 

@@ -33,8 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import workload  # noqa: E402
-from promptmill.api import build_in_memory  # noqa: E402
-from promptmill.tokenizers import get_tokenizer  # noqa: E402
+from promptmill.compiling.api import build_in_memory  # noqa: E402
+from promptmill.runtime.tokenizers import get_tokenizer  # noqa: E402
 
 
 def timed(fn, runs: int) -> list[float]:
@@ -129,12 +129,24 @@ def threads_vs_sequential(runs: int) -> float:
 def show(name: str, r: dict) -> None:
     f, rep, fin, enc = r["first"][0], r["repeat"][0], r["final"][0], r["all"][0]
     print(f"\n{name}: prompt {r['tokens']} tokens, items kept {r['kept']}")
-    print(f"  render, fresh content   median {f:7.3f} ms  p95 {r['first'][1]:7.3f} ms   {f / fin:5.2f}x final-only  {f / enc:5.2f}x encode-all")
-    print(f"  render, same items      median {rep:7.3f} ms  p95 {r['repeat'][1]:7.3f} ms   {rep / fin:5.2f}x final-only  {rep / enc:5.2f}x encode-all")
+    print(
+        f"  render, fresh content   median {f:7.3f} ms  p95 {r['first'][1]:7.3f} ms   "
+        f"{f / fin:5.2f}x final-only  {f / enc:5.2f}x encode-all"
+    )
+    print(
+        f"  render, same items      median {rep:7.3f} ms  p95 {r['repeat'][1]:7.3f} ms   "
+        f"{rep / fin:5.2f}x final-only  {rep / enc:5.2f}x encode-all"
+    )
     tu = r["turn"][0]
-    print(f"  render, new memory only median {tu:7.3f} ms  p95 {r['turn'][1]:7.3f} ms   {tu / fin:5.2f}x final-only  {tu / enc:5.2f}x encode-all")
+    print(
+        f"  render, new memory only median {tu:7.3f} ms  p95 {r['turn'][1]:7.3f} ms   "
+        f"{tu / fin:5.2f}x final-only  {tu / enc:5.2f}x encode-all"
+    )
     un = r["unchecked"][0]
-    print(f"  fresh, validate=False   median {un:7.3f} ms  p95 {r['unchecked'][1]:7.3f} ms   {un / fin:5.2f}x final-only  {un / enc:5.2f}x encode-all")
+    print(
+        f"  fresh, validate=False   median {un:7.3f} ms  p95 {r['unchecked'][1]:7.3f} ms   "
+        f"{un / fin:5.2f}x final-only  {un / enc:5.2f}x encode-all"
+    )
     print(f"  final-only (reference)  median {fin:7.3f} ms")
     print(f"  encode-all (reference)  median {enc:7.3f} ms")
     pc = r["pieces"][0]

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import yaml
 
-from promptmill import tooldecl
-from promptmill.counting import Counter
-from promptmill.tokenizers import get_tokenizer
+from promptmill.runtime import tooldecl
+from promptmill.runtime.counting import Counter
+from promptmill.runtime.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 

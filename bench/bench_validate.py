@@ -15,7 +15,7 @@ import timeit
 
 import jsonschema
 
-from promptmill.validate import Validator
+from promptmill.runtime.schema.validate import Validator
 
 MEMORY_TYPES = ["observation", "decision", "error", "tool_result", "plan", "note"]
 

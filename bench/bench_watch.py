@@ -2,7 +2,7 @@
 
     PYTHONPATH=compiler python bench/bench_watch.py [--roles 50] [--saves 30]
 
-Runs the real command (`python -m promptmill.cli watch`, default debounce
+Runs the real command (`python -m promptmill.cli.main watch`, default debounce
 0.05 s) in a subprocess, then saves files the way an editor does and times,
 from just before each write until the refreshed screen showing the new text
 has been printed:
@@ -88,7 +88,7 @@ def run_scenario(name: str, saves: int, save, screen: Screen) -> tuple[list[floa
 
 def incremental_ratio(root: Path, role: Path, runs: int = 7) -> tuple[float, float]:
     """(ms of a compile from scratch, ms of a Workspace refresh after one role edit), medians."""
-    from promptmill.api import Workspace, build_in_memory
+    from promptmill.compiling.api import Workspace, build_in_memory
 
     scratch, refresh = [], []
     ws = Workspace(root)
@@ -118,7 +118,7 @@ def main() -> None:
         state_text = state.read_text()
         env = dict(os.environ, NO_COLOR="1")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "promptmill.cli", "watch", ".", "--role", ROLE, "--state", "state.yaml"],
+            [sys.executable, "-m", "promptmill.cli.main", "watch", ".", "--role", ROLE, "--state", "state.yaml"],
             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         )
         try:
@@ -148,7 +148,10 @@ def main() -> None:
             print(f"{'scenario':<10} {'median':>8} {'p95':>8} {'max':>8}   refresh itself (median)")
             for name, save in (("role", save_role), ("fragment", save_fragment), ("rename", save_by_rename), ("state", save_state)):
                 lat, refresh = run_scenario(name, args.saves, save, screen)
-                print(f"{name:<10} {statistics.median(lat):6.0f}ms {percentile(lat, 0.95):6.0f}ms {max(lat):6.0f}ms   {statistics.median(refresh):.0f} ms")
+                print(
+                    f"{name:<10} {statistics.median(lat):6.0f}ms {percentile(lat, 0.95):6.0f}ms {max(lat):6.0f}ms   "
+                    f"{statistics.median(refresh):.0f} ms"
+                )
             print("target: save-to-refresh under 300 ms (includes the 50 ms debounce)")
             scratch, refresh = incremental_ratio(root, role)
             print(f"in-process: compile from scratch {scratch:.0f} ms, Workspace refresh after a role edit "

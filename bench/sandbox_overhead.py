@@ -11,7 +11,7 @@ import timeit
 from jinja2 import StrictUndefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from promptmill.sandbox import compile_template, render
+from promptmill.runtime.jinja.sandbox import compile_template, render
 
 STATE = {
     "task": {"title": "Fix the parser", "steps": [f"step {i}: do the thing" for i in range(50)]},

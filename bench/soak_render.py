@@ -31,8 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "compiler"))
 
 import promptmill  # noqa: E402
-from promptmill import conditions, jinjaguard, metaschema  # noqa: E402
-from promptmill.errors import BudgetError, ProviderError  # noqa: E402
+from promptmill.core.errors import BudgetError, ProviderError  # noqa: E402
+from promptmill.runtime import conditions  # noqa: E402
+from promptmill.runtime.jinja import guard as jinjaguard  # noqa: E402
+from promptmill.runtime.schema import metaschema  # noqa: E402
 
 ROLES = {
     "executor": "executor.state.yaml",
@@ -52,7 +54,7 @@ WORDS = (
 
 def example_states() -> dict[str, dict]:
     """The shipped example states (JSON-parsed from YAML without importing the loader twice)."""
-    from promptmill.loader import load_data_file
+    from promptmill.source.loader import load_data_file
 
     return {role: load_data_file(ROOT / "prompts" / "examples" / name) for role, name in ROLES.items()}
 
@@ -170,7 +172,10 @@ def soak(renders: int, every: int, *, seed: int = 7, heap: bool = False, cache_c
 def print_sample(s: Sample) -> None:
     heap = f"  heap {s.heap_mib:7.1f} MiB" if s.heap_mib is not None else ""
     counts = "  ".join(f"{k}={v:,}" for k, v in s.caches.items() if "o200k" in k or "cl100k" in k)
-    print(f"{s.renders:>8,} renders  {s.seconds:7.1f}s  rss {s.rss_mib:7.1f} MiB{heap}  objects {s.objects:,}  blocks {s.blocks:,}  {counts}", flush=True)
+    print(
+        f"{s.renders:>8,} renders  {s.seconds:7.1f}s  rss {s.rss_mib:7.1f} MiB{heap}  objects {s.objects:,}  blocks {s.blocks:,}  {counts}",
+        flush=True,
+    )
 
 
 def main() -> int:

@@ -1,11 +1,14 @@
-"""Shared test settings: a bounded hypothesis profile so the suite stays fast,
-and an empty user folder so a developer's own ~/.config/promptmill never leaks
-into a test.
+"""Shared test settings and fixtures: a bounded hypothesis profile so the suite
+stays fast, an empty user folder so a developer's own ~/.config/promptmill never
+leaks into a test, and `project`, the render cases' project (modules that need
+another project define their own `project`, which overrides this one).
 
 Set HYPOTHESIS_PROFILE=long for a longer fuzzing run (see README, Testing).
 """
 
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -18,11 +21,23 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+RENDER_CASES = Path(__file__).parent / "cases" / "render"
+
 
 @pytest.fixture(autouse=True)
 def _empty_user_dir(tmp_path_factory, monkeypatch):
     """Point PROMPTMILL_USER_DIR at an empty folder (tests may set their own)."""
     monkeypatch.setenv("PROMPTMILL_USER_DIR", str(tmp_path_factory.mktemp("promptmill-user")))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """A copy of tests/cases/render/project with its state.yaml, as the working directory."""
+    root = tmp_path / "project"
+    shutil.copytree(RENDER_CASES / "project", root)
+    shutil.copy(RENDER_CASES / "state.yaml", root / "state.yaml")
+    monkeypatch.chdir(root)
+    return root
 
 
 # -- web preview (tests/test_web_*.py): a real headless Chromium ------------------------
@@ -82,7 +97,7 @@ def open_page(chromium):
 def starter_project(tmp_path):
     """`promptmill init` in a fresh folder, compiled (build/ committed, as users do)."""
     from promptmill import compile as compile_project
-    from promptmill.scaffold import init
+    from promptmill.cli.scaffold import init
 
     root = tmp_path / "demo"
     init(root)

@@ -102,7 +102,7 @@ def stray_files(build: Path, snap: dict[str, bytes]) -> list[str]:
 
 
 def compile_command(project: Path, output: Path | None = None) -> list[str]:
-    cmd = [sys.executable, "-m", "promptmill.cli", "compile", str(project)]
+    cmd = [sys.executable, "-m", "promptmill.cli.main", "compile", str(project)]
     if output is not None:
         cmd += ["-o", str(output)]
     return cmd

@@ -10,10 +10,10 @@ from typing import Any
 
 import yaml
 
-from promptmill import tooldecl
-from promptmill.api import build_in_memory
-from promptmill.counting import Counter
-from promptmill.tokenizers import get_tokenizer
+from promptmill.compiling.api import build_in_memory
+from promptmill.runtime import tooldecl
+from promptmill.runtime.counting import Counter
+from promptmill.runtime.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "prompts" / "examples"

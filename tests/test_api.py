@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.errors import CompileError
-from promptmill.writer import bundle_path
+from promptmill.compiling.writer import bundle_path
+from promptmill.core.errors import CompileError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,7 +140,7 @@ def test_lint_collects_everything_and_never_raises(tmp_path):
 def test_render_from_sources_equals_render_from_build(tmp_path):
     root = project(tmp_path)
     promptmill.compile(root)
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     in_memory, _ = build_in_memory(root)
     state = {"topic": "tides"}

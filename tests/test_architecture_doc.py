@@ -1,11 +1,14 @@
-"""docs/ARCHITECTURE.md's module map stays true to the package.
+"""docs/ARCHITECTURE.md's tour of the folders stays true to the package.
 
-- every module under compiler/promptmill (subpackages included) has exactly one
-  row, and every row names a module that exists;
-- every module marked `runtime` or `both` imports neither yaml, jsonschema,
-  watchdog nor click at import time (each checked in a fresh interpreter);
+- every folder of compiler/promptmill with modules has a `### `folder/`` paragraph,
+  every paragraph names a folder that exists, and each module is named in its
+  folder's paragraph;
+- every module of core/ and runtime/ (and promptmill/__init__.py) imports
+  neither yaml, jsonschema, watchdog nor click at import time (each checked in a
+  fresh interpreter);
 - rendering every shipped role for every provider, turning it into payloads,
-  a report and a parsed reply imports no promptmill module outside those rows.
+  a report and a parsed reply imports no promptmill module outside those
+  folders, and no more of them than RENDER_BUDGET.
 """
 
 from __future__ import annotations
@@ -23,67 +26,69 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "compiler" / "promptmill"
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
-SIDES = {"runtime", "both", "compile", "CLI"}
 FORBIDDEN = ("yaml", "jsonschema", "watchdog", "click")
-ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|")
+RUNTIME_FOLDERS = ("core", "runtime")
+RENDER_BUDGET = 48  # promptmill modules (packages included) the render below loads; 44 today
+HEADING = re.compile(r"^### `([a-z_/]+)/`\s*$", re.M)
 
 
-def _module_map() -> dict[str, str]:
-    """Rows of the module map table: relative path -> side."""
+def _paragraphs() -> dict[str, str]:
+    """Folder -> the text of its paragraph in the tour."""
     text = DOC.read_text(encoding="utf-8")
-    section = text.split("## Module map", 1)[1].split("\n## ", 1)[0]
-    rows: dict[str, str] = {}
-    for line in section.splitlines():
-        m = ROW.match(line)
-        if m is None:
-            continue
-        path, side = m.group(1), m.group(2)
-        assert path not in rows, f"{path} is listed twice in the module map"
-        rows[path] = side
-    return rows
+    section = text.split("## The folders", 1)[1].split("\n## ", 1)[0]
+    parts = HEADING.split(section)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
 
 
-def _modules_on_disk() -> set[str]:
-    return {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+def _folders_on_disk() -> dict[str, list[str]]:
+    """Folder (relative, posix) -> its module file names, __init__.py aside."""
+    out: dict[str, list[str]] = {}
+    for init in PACKAGE.rglob("__init__.py"):
+        folder = init.parent.relative_to(PACKAGE).as_posix()
+        if folder != ".":
+            out[folder] = sorted(p.name for p in init.parent.glob("*.py") if p.name != "__init__.py")
+    return out
 
 
-def _dotted(path: str) -> str:
-    parts = ["promptmill", *path[: -len(".py")].split("/")]
+def _dotted(path: Path) -> str:
+    parts = ["promptmill", *path.relative_to(PACKAGE).with_suffix("").parts]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-MAP = _module_map()
-RUNTIME_SIDE = sorted(p for p, side in MAP.items() if side in ("runtime", "both"))
+PARAGRAPHS = _paragraphs()
+RUNTIME_SIDE = sorted(
+    [_dotted(PACKAGE / "__init__.py")]
+    + [_dotted(p) for folder in RUNTIME_FOLDERS for p in (PACKAGE / folder).rglob("*.py")]
+)
 
 
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT / "compiler")}
 
 
-def test_map_lists_every_module_and_nothing_else() -> None:
-    on_disk = _modules_on_disk()
-    assert on_disk, "no modules found: wrong package path?"
-    missing = sorted(on_disk - set(MAP))
-    extra = sorted(set(MAP) - on_disk)
-    assert not missing, f"modules missing from docs/ARCHITECTURE.md's module map: {missing}"
-    assert not extra, f"docs/ARCHITECTURE.md lists modules that do not exist: {extra}"
+def test_every_folder_has_a_paragraph_and_names_its_modules() -> None:
+    on_disk = _folders_on_disk()
+    assert len(on_disk) >= 8, "no folders found: wrong package path?"
+    assert len(PARAGRAPHS) >= 8, "the tour's headings were not found: the check would be vacuous"
+    assert not sorted(set(on_disk) - set(PARAGRAPHS)), (
+        f"folders without a paragraph in docs/ARCHITECTURE.md: {sorted(set(on_disk) - set(PARAGRAPHS))}"
+    )
+    assert not sorted(set(PARAGRAPHS) - set(on_disk)), f"paragraphs for folders that do not exist: {sorted(set(PARAGRAPHS) - set(on_disk))}"
+    unnamed = {f: [m for m in mods if f"`{m}`" not in PARAGRAPHS[f]] for f, mods in on_disk.items()}
+    unnamed = {f: ms for f, ms in unnamed.items() if ms}
+    assert not unnamed, f"modules not named in their folder's paragraph: {unnamed}"
 
 
-def test_every_side_is_known() -> None:
-    bad = {p: side for p, side in MAP.items() if side not in SIDES}
-    assert not bad, f"unknown sides (use one of {sorted(SIDES)}): {bad}"
-
-
-def test_runtime_column_is_not_empty() -> None:
-    # guards the parser: a table it cannot read would make the import test vacuous
-    assert len(RUNTIME_SIDE) >= 20
+def test_runtime_side_is_not_empty() -> None:
+    # guards the glob: an empty list would make the import test vacuous
+    assert len(RUNTIME_SIDE) >= 30
 
 
 @pytest.fixture(scope="module")
 def import_results() -> dict[str, subprocess.CompletedProcess[str]]:
-    """Import each runtime/both module in its own fresh interpreter (run in parallel)."""
+    """Import each module of core/ and runtime/ in its own fresh interpreter (run in parallel)."""
     code = (
         "import importlib, json, sys\n"
         "importlib.import_module(sys.argv[1])\n"
@@ -91,7 +96,7 @@ def import_results() -> dict[str, subprocess.CompletedProcess[str]]:
     )
     procs = {
         path: subprocess.Popen(
-            [sys.executable, "-c", code, _dotted(path)],
+            [sys.executable, "-c", code, path],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT,
         )
         for path in RUNTIME_SIDE
@@ -106,13 +111,13 @@ def import_results() -> dict[str, subprocess.CompletedProcess[str]]:
 @pytest.mark.parametrize("path", RUNTIME_SIDE)
 def test_runtime_module_imports_no_compile_time_package(path: str, import_results) -> None:
     result = import_results[path]
-    assert result.returncode == 0, f"importing {_dotted(path)} failed:\n{result.stderr}"
+    assert result.returncode == 0, f"importing {path} failed:\n{result.stderr}"
     imported = json.loads(result.stdout.strip().splitlines()[-1])
-    assert imported == [], f"{_dotted(path)} is marked {MAP[path]} but importing it imports {imported}"
+    assert imported == [], f"{path} is on the runtime side but importing it imports {imported}"
 
 
 def test_render_path_stays_inside_the_runtime_rows() -> None:
-    """Everything the runtime imports while rendering is marked runtime or both."""
+    """Everything the runtime imports while rendering lives in core/ or runtime/."""
     states = {
         p.name.split(".")[0]: yaml.safe_load(p.read_text(encoding="utf-8"))
         for p in sorted((ROOT / "prompts" / "examples").glob("*.state.yaml"))
@@ -120,8 +125,8 @@ def test_render_path_stays_inside_the_runtime_rows() -> None:
     assert len(states) >= 5
     code = (
         "import json, sys, promptmill\n"
-        "from promptmill.errors import PromptmillError\n"
-        "from promptmill.wire import PROVIDERS\n"
+        "from promptmill.core.errors import PromptmillError\n"
+        "from promptmill.runtime.wire import PROVIDERS\n"
         "states = json.load(sys.stdin)\n"
         f"rt = promptmill.load({str(ROOT / 'build')!r})\n"
         "done = 0\n"
@@ -149,6 +154,7 @@ def test_render_path_stays_inside_the_runtime_rows() -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert int(lines[-2]) >= len(states) * 3, "too few renders succeeded for the check to mean much"
-    allowed = {_dotted(p) for p in RUNTIME_SIDE}
-    outside = sorted(set(json.loads(lines[-1])) - allowed)
-    assert not outside, f"the render path imports modules not marked runtime or both: {outside}"
+    loaded = set(json.loads(lines[-1]))
+    outside = sorted(loaded - set(RUNTIME_SIDE))
+    assert not outside, f"the render path imports modules outside core/ and runtime/: {outside}"
+    assert len(loaded) <= RENDER_BUDGET, f"rendering loads {len(loaded)} promptmill modules (budget {RENDER_BUDGET})"

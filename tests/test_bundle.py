@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.bundle import role_from_dict
-from promptmill.errors import BuildError
+from promptmill.core.errors import BuildError
+from promptmill.runtime.bundle import role_from_dict
 
 BUILD = Path(__file__).resolve().parents[1] / "build"
 

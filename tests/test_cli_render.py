@@ -11,28 +11,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.cli import main
-from promptmill.request import PromptRequest
-from promptmill.statefile import MAX_STATE_FILE_BYTES
+from promptmill.cli.main import main
+from promptmill.runtime.request import PromptRequest
+from promptmill.source.statefile import MAX_STATE_FILE_BYTES
 
 CASES = Path(__file__).parent / "cases" / "render"
 NEGATIVE = sorted((CASES / "negative").iterdir())
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(CASES / "project", root)
-    shutil.copy(CASES / "state.yaml", root / "state.yaml")
-    monkeypatch.chdir(root)
-    return root
 
 
 @pytest.fixture
@@ -223,8 +213,8 @@ def test_broken_templates_show_diagnostics(project):
 
 
 def _api_request(project: Path, **kw) -> PromptRequest:
-    from promptmill.api import build_in_memory
-    from promptmill.statefile import read_state
+    from promptmill.compiling.api import build_in_memory
+    from promptmill.source.statefile import read_state
 
     runtime, _ = build_in_memory(project)
     return runtime.render("triage", read_state(project / "state.yaml"), **kw)
@@ -327,7 +317,7 @@ def test_stats_of_a_broken_build(build):
 def test_compile_into_an_unwritable_folder_is_one_line_pm014(tmp_path):
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
 
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text("kind: role\nid: r\nsections: [{id: a, text: hi}]\n")
@@ -364,7 +354,7 @@ def test_watch_refuses_standard_input_as_its_state(project):
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "text"])
 def test_the_pretty_preview_shows_each_history_turn_on_its_own_line(provider):
-    from promptmill.preview import pretty
+    from promptmill.cli.preview import pretty
     from providers_support import render
 
     req = render("companion-chat", "companion-chat.state.yaml", provider)
@@ -377,7 +367,7 @@ def test_the_pretty_preview_shows_each_history_turn_on_its_own_line(provider):
 def test_stats_and_render_agree_that_a_declare_only_tools_section_is_stable(tmp_path):
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
 
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text(
@@ -385,7 +375,7 @@ def test_stats_and_render_agree_that_a_declare_only_tools_section_is_stable(tmp_
         "  - id: tools\n    declare:\n      - {name: lookup, description: Look a word up., parameters: {type: object}}\n"
         "  - id: q\n    template: \"{{ q }}\"\n"
     )
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     req = build_in_memory(tmp_path)[0].render("r", {"q": "hi"})
     assert req.section("tools").stability == "stable" and req.section("q").stability == "dynamic"

@@ -1,10 +1,10 @@
-"""Compile-time behaviour of `promptmill.compiler` found by QA: what lints clean must render."""
+"""Compile-time behaviour of `promptmill.compiling.bundler` found by QA: what lints clean must render."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from promptmill.api import build_in_memory
+from promptmill.compiling.api import build_in_memory
 
 
 def _project(tmp_path: Path, role: str) -> Path:

@@ -15,15 +15,15 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill import conditions
-from promptmill.api import build_in_memory, load_project
-from promptmill.cli import main
-from promptmill.condlint import schema_at, value_problem
-from promptmill.extends import MAX_CHAIN, merge_inputs
-from promptmill.loader import load_data_file
-from promptmill.preview import pretty
-from promptmill.resolve import Composer
-from promptmill.which import which
+from promptmill.cli.main import main
+from promptmill.cli.preview import pretty
+from promptmill.compiling.api import build_in_memory, load_project
+from promptmill.compiling.which import which
+from promptmill.compose.extends import MAX_CHAIN, merge_inputs
+from promptmill.compose.resolve import Composer
+from promptmill.lints.condlint import schema_at, value_problem
+from promptmill.runtime import conditions
+from promptmill.source.loader import load_data_file
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -507,10 +507,10 @@ def test_docs_python_example_prints_what_the_page_says(monkeypatch, capsys):
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from promptmill.extends import compose_sections  # noqa: E402
-from promptmill.loader import Document  # noqa: E402
-from promptmill.model import Role, SectionDef  # noqa: E402
-from promptmill.project import Layer  # noqa: E402
+from promptmill.compose.extends import compose_sections  # noqa: E402
+from promptmill.compose.model import Role, SectionDef  # noqa: E402
+from promptmill.source.loader import Document  # noqa: E402
+from promptmill.source.project import Layer  # noqa: E402
 
 IDS = ["a", "b", "c", "d", "e", "f"]
 OPS = st.lists(

@@ -22,9 +22,9 @@ import pytest
 import yaml
 
 import promptmill
-from promptmill.api import build_in_memory
-from promptmill.project import library_dir
-from promptmill.which import format_which, which
+from promptmill.compiling.api import build_in_memory
+from promptmill.compiling.which import format_which, which
+from promptmill.source.project import library_dir
 
 CASES = Path(__file__).parent / "cases" / "composition"
 POSITIVE = sorted(p for p in CASES.iterdir() if (p / "case.yaml").is_file())

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptmill.counting import CountCache, Counter
-from promptmill.tokenizers import get_tokenizer
+from promptmill.runtime.counting import CountCache, Counter
+from promptmill.runtime.tokenizers import get_tokenizer
 
 ENCODINGS = ["o200k_base", "cl100k_base"]
 

@@ -30,7 +30,7 @@ from crash_support import (
     stray_files,
     write_project,
 )
-from promptmill.errors import BuildError
+from promptmill.core.errors import BuildError
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX only: SIGKILL and flock")
 

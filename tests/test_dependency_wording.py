@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import jsonschema
 
-from promptmill.loader import load_text
-from promptmill.schemacheck import check_document
-from promptmill.state_errors import explain
+from promptmill.runtime.schema.state_errors import explain
+from promptmill.source.loader import load_text
+from promptmill.source.schemacheck import check_document
 
 SCHEMA = {
     "type": "object",

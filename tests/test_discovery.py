@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptmill.discovery import _matcher
-from promptmill.loader import discover, load_file
+from promptmill.source.discovery import _matcher
+from promptmill.source.loader import discover, load_file
 
 
 def make(root: pathlib.Path, *names: str) -> None:

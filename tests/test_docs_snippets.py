@@ -169,7 +169,7 @@ def test_the_pages_show_command_output():
 def test_shown_command_output_is_what_the_command_prints(command, head, expected, monkeypatch):
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("NO_COLOR", "1")
@@ -202,7 +202,7 @@ def test_user_rules_example_prints_the_events_shown(tmp_path, monkeypatch):
     """docs/composition.md: the user rules file and its fragments, then the render that uses them."""
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
 
     text = (ROOT / "docs" / "composition.md").read_text(encoding="utf-8")
     blocks = text.split("```")[1::2]

@@ -1,6 +1,6 @@
 """The error catalog (docs/errors.md) matches the code base, and its examples are real.
 
-- every code in `promptmill.codes.CODES` has an entry with its name and severity,
+- every code in `promptmill.core.codes.CODES` has an entry with its name and severity,
   and the page has no other entries;
 - every `"PMnnn"` literal in the package is in the catalog, and every catalogued
   code is used somewhere in the package;
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from promptmill.codes import CODES
+from promptmill.core.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -54,8 +54,8 @@ def test_every_example_reports_its_code_as_shown():
 
 
 def test_an_internal_error_is_pm000_without_a_traceback(monkeypatch, tmp_path):
-    from promptmill import api
-    from promptmill.cli import main
+    from promptmill.cli.main import main
+    from promptmill.compiling import api
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug")

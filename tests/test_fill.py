@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.errors import StateError
+from promptmill.core.errors import StateError
 
 ROLE = """\
 kind: role
@@ -148,7 +148,9 @@ def test_a_state_tool_may_not_take_the_return_tools_name(tmp_path: Path, provide
     assert err.value.errors == (
         ("state.tools[0].name", "repeats the name 'finish' of the return tool of output contract 'done'; tool names must be unique"),
     )
-    names = [t["name"] for t in rt.render("finisher", {"tools": [dict(finish, name="other")]}, provider="anthropic").to_anthropic()["tools"]]
+    names = [
+        t["name"] for t in rt.render("finisher", {"tools": [dict(finish, name="other")]}, provider="anthropic").to_anthropic()["tools"]
+    ]
     assert names == ["other", "finish"]
 
 
@@ -200,7 +202,7 @@ def test_undeclared_state_keys_do_not_shadow_template_globals(tmp_path: Path):
 
 
 def test_the_globals_fill_protects_are_the_sandboxs():
-    from promptmill.fill import SANDBOX_GLOBALS
-    from promptmill.sandbox import compile_template
+    from promptmill.runtime.fill import SANDBOX_GLOBALS
+    from promptmill.runtime.jinja.sandbox import compile_template
 
     assert set(compile_template("{{ x }}").globals) == SANDBOX_GLOBALS

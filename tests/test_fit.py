@@ -1,4 +1,4 @@
-"""Budget invariants (DESIGN.md) over random sections, items and budgets.
+"""Budget invariants (README, "The token budget") over random sections, items and budgets.
 
 Bundles are built directly, so the fitter is tested apart from the compiler.
 Every count is checked against a fresh tiktoken count of what is sent.
@@ -9,12 +9,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptmill.bundle import Budget, RoleBundle, Section
-from promptmill.errors import BudgetError
-from promptmill.plans import build_plan
-from promptmill.runtime import Runtime
-from promptmill.tokenizers import get_tokenizer
-from promptmill.wire import WIRES
+from promptmill.core.errors import BudgetError
+from promptmill.runtime.bundle import Budget, RoleBundle, Section
+from promptmill.runtime.engine import Runtime
+from promptmill.runtime.plans import build_plan
+from promptmill.runtime.tokenizers import get_tokenizer
+from promptmill.runtime.wire import WIRES
 
 TOK = get_tokenizer("o200k_base")
 CHUNKS = [

@@ -3,7 +3,7 @@
 Hostile or random input may be refused, but only in promptmill's own terms:
 the loader returns diagnostics, lint returns diagnostics, the runtime raises
 `PromptmillError` subclasses with catalogued codes. Anything else escaping is
-a bug. When a render succeeds, the budget contract of DESIGN.md holds.
+a bug. When a render succeeds, the budget contract (README, "The token budget") holds.
 
 The default profile runs a bounded number of examples per test (CI); for a
 longer run: `HYPOTHESIS_PROFILE=long python -m pytest tests/test_fuzz.py`.
@@ -28,11 +28,11 @@ from providers_support import runtime, state
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import promptmill
-from promptmill.codes import CODES
-from promptmill.errors import PromptmillError
-from promptmill.loader import load_text
-from promptmill.tokenizers import get_tokenizer
-from promptmill.wire import WIRES
+from promptmill.core.codes import CODES
+from promptmill.core.errors import PromptmillError
+from promptmill.runtime.tokenizers import get_tokenizer
+from promptmill.runtime.wire import WIRES
+from promptmill.source.loader import load_text
 
 TOK = get_tokenizer("o200k_base")
 ROOT = Path(__file__).resolve().parents[1]
@@ -291,7 +291,7 @@ def _set(data: Any, path: tuple, value: Any) -> None:
 
 
 def check_contract(rt, role: str, req) -> None:
-    """The budget contract of DESIGN.md on one successful render."""
+    """The budget contract (README, "The token budget") on one successful render."""
     bundle = rt.bundle(role)
     assert req.tokens <= req.budget
     for m in req.messages:
@@ -345,7 +345,11 @@ def valid_case(draw):
 
     role = draw(st.sampled_from(sorted(SHIPPED)))
     data = freshen(state(SHIPPED[role]), random.Random(draw(st.integers(0, 2**32))), draw(st.integers(0, 10**6)))
-    strings = [p for p in _paths(data) if p and isinstance(_get(data, p), str) and p[-1] in ("content", "text", "message", "task_state", "description")]
+    strings = [
+        p
+        for p in _paths(data)
+        if p and isinstance(_get(data, p), str) and p[-1] in ("content", "text", "message", "task_state", "description")
+    ]
     for path in draw(st.lists(st.sampled_from(strings), max_size=4)) if strings else ():
         _set(data, path, _get(data, path) + draw(hostile))
     budget = draw(st.none() | st.integers(250, 1_500) | st.integers(250, 1_500) | st.integers(1_500, 16_000))

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptmill.api import build_in_memory
-from promptmill.errors import BudgetError
+from promptmill.compiling.api import build_in_memory
+from promptmill.core.errors import BudgetError
 
 STEPS = (1, 2, 3, 4, 8)
 ROLE = """kind: role
@@ -86,9 +86,9 @@ def test_consecutive_turns_share_the_prefix_until_the_next_step(rt):
 def test_repair_keeps_the_step_alignment(rt):
     """When an estimate was short, the fitter removes the last unit added; for a history
     with a step that must not leave the oldest kept turn off a multiple of the step."""
-    from promptmill.fill import make_candidate
-    from promptmill.fit import Fitter, Placed
-    from promptmill.wire import get_wire
+    from promptmill.runtime.fill import make_candidate
+    from promptmill.runtime.fit import Fitter, Placed
+    from promptmill.runtime.wire import get_wire
 
     prepared = rt.prepared("chat-4")
     spec = next(s for s in prepared.bundle.sections if s.id == "history")

@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill import api
-from promptmill.cli import main
-from promptmill.errors import CompileError
+from promptmill.cli.main import main
+from promptmill.compiling import api
+from promptmill.core.errors import CompileError
 
 GOOD = """\
 kind: role

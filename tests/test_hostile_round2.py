@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.cli import main
-from promptmill.errors import RenderError
+from promptmill.cli.main import main
+from promptmill.core.errors import RenderError
 
 ROLE = """\
 kind: role
@@ -159,7 +159,7 @@ def test_ordinary_condition_regexes_still_match(tmp_path):
 def test_truncation_cuts_only_between_grapheme_clusters(name, keep, unit):
     import regex
 
-    from promptmill.tokenizers import get_tokenizer
+    from promptmill.runtime.tokenizers import get_tokenizer
 
     tok = get_tokenizer(name)
     text = unit * 20
@@ -176,7 +176,10 @@ HIDDEN = "Please reset my password.\U000e0049\U000e0067\U000e006e\u200b\u00ad\uf
 
 
 def test_the_pretty_preview_shows_invisible_state_characters_as_escapes(tmp_path):
-    role = "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\nsections:\n  - id: b\n    template: \"{{ msg }}\"\n"
+    role = (
+        "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\n"
+        "sections:\n  - id: b\n    template: \"{{ msg }}\"\n"
+    )
     root = _project(tmp_path, role=role)
     promptmill.compile(root)
     (root / "s.json").write_text(json.dumps({"msg": HIDDEN + " 👨\u200d👩\u200d👧"}))
@@ -304,7 +307,10 @@ def test_a_homoglyph_in_a_short_form_context_id_is_pm206(tmp_path):
 
 @pytest.mark.parametrize("provider", ["text", "openai", "anthropic", "gemini", "live"])
 def test_a_budget_that_drops_every_section_is_pm830_on_every_provider(tmp_path, provider):
-    role = "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\nsections:\n  - id: a\n    template: \"{{ msg }}\"\n"
+    role = (
+        "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\n"
+        "sections:\n  - id: a\n    template: \"{{ msg }}\"\n"
+    )
     root = _project(tmp_path, role=role)
     promptmill.compile(root)
     with pytest.raises(promptmill.BudgetError) as err:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.api import build_in_memory
-from promptmill.errors import StateError
-from promptmill.itemmemo import ItemMemo, item_only
+from promptmill.compiling.api import build_in_memory
+from promptmill.core.errors import StateError
+from promptmill.runtime.itemmemo import ItemMemo, item_only
 from providers_support import PROVIDERS, ROOT, SHIPPED, grow, state
 
 ROLE = """\

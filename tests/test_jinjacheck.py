@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from promptmill.diagnostics import Position
-from promptmill.errors import RenderError
-from promptmill.jinjacheck import TemplateInfo, check_template, render_static
+from promptmill.core.diagnostics import Position
+from promptmill.core.errors import RenderError
+from promptmill.lints.jinjacheck import TemplateInfo, check_template, render_static
 
 
 def locate(line: int, col: int) -> Position:

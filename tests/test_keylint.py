@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.diagnostics import Position
-from promptmill.keylint import Binding, item_binding, undeclared_keys
+from promptmill.core.diagnostics import Position
+from promptmill.lints.keylint import Binding, item_binding, undeclared_keys
 
 CUSTOMER = {
     "type": "object",

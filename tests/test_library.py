@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import promptmill
-from promptmill.errors import StateError
+from promptmill.core.errors import StateError
 from providers_support import (
     EXAMPLES,
     PROVIDERS,
@@ -279,7 +279,7 @@ def test_docs_trim_example_prints_what_the_page_says(monkeypatch, capsys):
 
 
 def test_docs_repair_message_is_real():
-    from promptmill.errors import ReplyError
+    from promptmill.core.errors import ReplyError
 
     reply = (ROOT / "tests/cases/library_replies/replanner/changed-completed-subtask.txt").read_text().split("\n", 2)[2]
     req = _render("replanner", _shipped_state("replanner"), "openai")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.errors import ReplyError
+from promptmill.core.errors import ReplyError
 from providers_support import SHIPPED, render
 
 CASES = Path(__file__).resolve().parent / "cases" / "library_replies"

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.cli import main
+from promptmill.cli.main import main
 
 CASES = Path(__file__).parent / "cases" / "lint"
 EXPECT = re.compile(r"#\s*expect:\s*(PM\d{3})\s+(\d+):(\d+)")

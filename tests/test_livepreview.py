@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -12,23 +11,12 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
-from promptmill.api import Workspace
-from promptmill.livepreview import STATUS_MARK, LivePreview
-from promptmill.watch import Watcher
+from promptmill.cli.livepreview import STATUS_MARK, LivePreview
+from promptmill.cli.watch import Watcher
+from promptmill.compiling.api import Workspace
 
 CASES = Path(__file__).parent / "cases" / "render"
 TIMEOUT = 15.0
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(CASES / "project", root)
-    shutil.copy(CASES / "state.yaml", root / "state.yaml")
-    monkeypatch.chdir(root)
-    return root
 
 
 class Screens:
@@ -166,7 +154,7 @@ def _wait_line(lines: queue.Queue, needle: str, seen: list[str]) -> str:
 def test_watch_command_end_to_end(project):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1] / "compiler"), NO_COLOR="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "promptmill.cli", "watch", ".", "--role", "triage", "--state", "state.yaml", "--debounce", "0.02"],
+        [sys.executable, "-m", "promptmill.cli.main", "watch", ".", "--role", "triage", "--state", "state.yaml", "--debounce", "0.02"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=project,
     )
     try:

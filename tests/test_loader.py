@@ -18,9 +18,9 @@ import re
 import pytest
 import yaml
 
-from promptmill import loader
-from promptmill.loader import DEFAULT_LIMITS, Limits, load_file, load_text
-from promptmill.yamlbuild import CParser, make_parser
+from promptmill.source import loader
+from promptmill.source.loader import DEFAULT_LIMITS, Limits, load_file, load_text
+from promptmill.source.yamlbuild import CParser, make_parser
 
 CASES = pathlib.Path(__file__).parent / "cases" / "loader"
 NEGATIVE = sorted((CASES / "negative").iterdir())

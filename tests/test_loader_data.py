@@ -6,8 +6,8 @@ import pathlib
 
 import pytest
 
-from promptmill.errors import PromptmillError, StateFileError
-from promptmill.loader import load_data_file
+from promptmill.core.errors import PromptmillError, StateFileError
+from promptmill.source.loader import load_data_file
 
 STATE = {"task": {"id": "t-1", "title": "Fix the bug"}, "items": [1, 2.5, True, None, "yes"]}
 

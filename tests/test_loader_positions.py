@@ -8,9 +8,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from promptmill import loader
-from promptmill.diagnostics import Position
-from promptmill.yamlbuild import CParser
+from promptmill.core.diagnostics import Position
+from promptmill.source import loader
+from promptmill.source.yamlbuild import CParser
 
 BACKENDS = ["c", "python"] if CParser is not None else ["python"]
 POSITIVE = pathlib.Path(__file__).parent / "cases" / "loader" / "positive"

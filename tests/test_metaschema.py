@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptmill.metaschema import is_schema
+from promptmill.runtime.schema.metaschema import is_schema
 
 META = jsonschema.Draft202012Validator(
     jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.FormatChecker(formats=("regex",))

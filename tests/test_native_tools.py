@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptmill import tooldecl
-from promptmill.counting import Counter
-from promptmill.errors import BudgetError, StateError
+from promptmill.core.errors import BudgetError, StateError
+from promptmill.runtime import tooldecl
+from promptmill.runtime.counting import Counter
 from providers_support import SHIPPED, TOK, documented_total, render, runtime, state
 
 
@@ -89,7 +89,11 @@ def test_never_over_budget_with_native_tools(budget, provider):
     s = state("companion-chat.state.yaml")
     s = copy.deepcopy(s)
     s["tools"] = s["tools"] * 1 + [
-        {"name": f"app_{i}", "description": "An app tool " * (i + 1), "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}
+        {
+            "name": f"app_{i}",
+            "description": "An app tool " * (i + 1),
+            "parameters": {"type": "object", "properties": {"x": {"type": "string"}}},
+        }
         for i in range(6)
     ]
     req = runtime().render("companion-chat", s, provider=provider, budget=budget)
@@ -118,7 +122,10 @@ def test_app_tools_go_before_history_and_stable_tools_stay():
     ("tool", "path"),
     [
         ({"name": "x", "description": "d", "parameters": {"type": "strng"}}, "state.tools[0].parameters"),
-        ({"name": "x", "description": "d", "parameters": {"type": "object", "properties": {"a": {"type": 3}}}}, "state.tools[0].parameters.properties.a.type"),
+        (
+            {"name": "x", "description": "d", "parameters": {"type": "object", "properties": {"a": {"type": 3}}}},
+            "state.tools[0].parameters.properties.a.type",
+        ),
         ({"name": "bad name!", "description": "d", "parameters": {"type": "object"}}, "state.tools[0].name"),
     ],
 )

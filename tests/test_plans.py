@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptmill.plans import build_plan, run_plan
-from promptmill.sandbox import compile_template, render
+from promptmill.runtime.jinja.sandbox import compile_template, render
+from promptmill.runtime.plans import build_plan, run_plan
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
@@ -70,7 +70,7 @@ def test_plan_output_equals_jinja(entry, index):
 def test_an_integer_python_will_not_print_defers_to_jinja():
     """str() refuses ints of more than 4300 digits (sys.int_info.default_max_str_digits);
     the plan defers, and the render fails with PM820 instead of a ValueError."""
-    from promptmill.errors import PromptmillError
+    from promptmill.core.errors import PromptmillError
     from providers_support import runtime, state
 
     big = 10**5000

@@ -8,12 +8,23 @@ import time
 import pytest
 
 import promptmill
-from promptmill.regexlint import nested_quantifier, slow_regex
+from promptmill.compose.regexlint import nested_quantifier, slow_regex
 
 
 @pytest.mark.parametrize(
     "pattern",
-    [r"(a+)+$", r"^(\w+\s?)*$", r"(x*)*y", r"((ab)*c)*", r"(?=(a+)+)b", r"(x+){40}", r"(?:a|(b+))+", r"(a+?)+?c", r"(?>(a+)+)b", r"((a+)+)++"],
+    [
+        r"(a+)+$",
+        r"^(\w+\s?)*$",
+        r"(x*)*y",
+        r"((ab)*c)*",
+        r"(?=(a+)+)b",
+        r"(x+){40}",
+        r"(?:a|(b+))+",
+        r"(a+?)+?c",
+        r"(?>(a+)+)b",
+        r"((a+)+)++",
+    ],
 )
 def test_nested_unbounded_repeats_are_found(pattern):
     assert nested_quantifier(pattern)
@@ -43,8 +54,9 @@ def test_lint_warns_at_the_pattern(tmp_path):
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text(
         "kind: role\nid: r\ninputs: {type: object, properties: {w: {type: string}}}\nsections:\n"
-        "  - id: a\n    text: A.\n    when: {path: state.w, op: regex, value: \"^(a+)+$\"}\n"
-        "  - id: b\n    text: B.\n    when: {any: [{path: state.w, op: regex, value: \"^a+$\"}, {not: {path: state.w, op: regex, value: \"(x*)*\"}}]}\n"
+        '  - id: a\n    text: A.\n    when: {path: state.w, op: regex, value: "^(a+)+$"}\n'
+        '  - id: b\n    text: B.\n'
+        '    when: {any: [{path: state.w, op: regex, value: "^a+$"}, {not: {path: state.w, op: regex, value: "(x*)*"}}]}\n'
     )
     found = [(d.code, d.severity, d.line, d.col) for d in promptmill.lint(tmp_path).diagnostics]
     assert found == [("PM613", "warning", 7, 45), ("PM613", "warning", 10, 101)], found

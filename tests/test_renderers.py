@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.errors import ProviderError
-from promptmill.renderers.gemini import genai_kwargs
+from promptmill.core.errors import ProviderError
+from promptmill.runtime.renderers.gemini import genai_kwargs
 from providers_support import PROVIDERS, SHIPPED, render, runtime, state
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "renderers"
@@ -208,7 +208,7 @@ def test_unknown_provider_lists_the_valid_ones(name):
 
 
 def test_all_system_role_cannot_be_sent_to_anthropic(tmp_path):
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text("kind: role\nid: r\nsections:\n  - id: a\n    text: only a system prompt\n")
@@ -223,20 +223,35 @@ def test_all_system_role_cannot_be_sent_to_anthropic(tmp_path):
 def test_cli_render_format(tmp_path):
     from click.testing import CliRunner
 
-    from promptmill.cli import main
+    from promptmill.cli.main import main
     from providers_support import EXAMPLES, ROOT
 
-    result = CliRunner().invoke(main, ["render", "companion-chat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-chat.state.yaml"), "--format", "anthropic"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "render",
+            "companion-chat",
+            "--project",
+            str(ROOT),
+            "--state",
+            str(EXAMPLES / "companion-chat.state.yaml"),
+            "--format",
+            "anthropic",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["system"][0]["cache_control"] == {"type": "ephemeral"}
-    text = CliRunner().invoke(main, ["render", "companion-beat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-beat.state.yaml"), "--format", "text"])
+    text = CliRunner().invoke(
+        main,
+        ["render", "companion-beat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-beat.state.yaml"), "--format", "text"],
+    )
     assert text.exit_code == 0 and "Respond with only a JSON object" in text.output  # fitted for the text wire
     bad = CliRunner().invoke(main, ["render", "executor", "--project", str(ROOT), "--format", "cohere"])
     assert bad.exit_code == 2 and "'openai'" in bad.output
 
 
 def _project(tmp_path, files: dict[str, str]):
-    from promptmill.api import build_in_memory
+    from promptmill.compiling.api import build_in_memory
 
     (tmp_path / "prompts").mkdir()
     for name, text in files.items():

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from promptmill.api import build_in_memory
-from promptmill.errors import ReplyError
-from promptmill.reply import MAX_REPLY_CHARS, find_json, parse_reply
+from promptmill.compiling.api import build_in_memory
+from promptmill.core.errors import ReplyError
+from promptmill.runtime.reply import MAX_REPLY_CHARS, find_json, parse_reply
 from providers_support import render
 
 CASES = Path(__file__).resolve().parent / "cases" / "replies"

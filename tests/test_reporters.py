@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 import promptmill
-from promptmill.diagnostics import Diagnostic
-from promptmill.reporters import FORMATS, escape_data, escape_property, report
+from promptmill.cli.reporters import FORMATS, escape_data, escape_property, report
+from promptmill.core.diagnostics import Diagnostic
 
 DIAGS = [
     Diagnostic(

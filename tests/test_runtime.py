@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.errors import BudgetError, BuildError, StateError, UnknownRoleError
-from promptmill.tokenizers import get_tokenizer
+from promptmill.core.errors import BudgetError, BuildError, StateError, UnknownRoleError
+from promptmill.runtime.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 ROLE = """\
@@ -174,8 +174,9 @@ def test_runtime_imports_no_compile_machinery():
         f"rt = promptmill.load({str(ROOT / 'build')!r})\n"
         "state = {'task_state': 'goal: x', 'subtask': {'id': 'a', 'description': 'b'}}\n"
         "rt.render('executor', state, provider='text').to_text()\n"
-        "bad = [m for m in ('yaml', 'click', 'watchdog', 'promptmill.loader', 'promptmill.schemacheck',\n"
-        "       'promptmill.compiler', 'promptmill.jinjacheck', 'promptmill.api', 'promptmill.cli') if m in sys.modules]\n"
+        "bad = [m for m in ('yaml', 'click', 'watchdog', 'promptmill.source.loader', 'promptmill.source.schemacheck',\n"
+        "       'promptmill.compiling.bundler', 'promptmill.lints.jinjacheck', 'promptmill.compiling.api',\n"
+        "       'promptmill.cli.main') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -249,7 +250,7 @@ def test_asking_for_an_abstract_role_says_it_is_abstract(tmp_path):
     )
     promptmill.compile(tmp_path)
     from_build = promptmill.load(tmp_path / "build")
-    from_sources, _ = promptmill.api.build_in_memory(tmp_path)
+    from_sources, _ = promptmill.compiling.api.build_in_memory(tmp_path)
     for rt in (from_build, from_sources):
         with pytest.raises(UnknownRoleError) as err:
             rt.render("base")

@@ -14,10 +14,10 @@ import jinja2
 import pytest
 import yaml
 
-from promptmill.diagnostics import Position
-from promptmill.errors import RenderError
-from promptmill.jinjacheck import check_template
-from promptmill.sandbox import (
+from promptmill.core.diagnostics import Position
+from promptmill.core.errors import RenderError
+from promptmill.lints.jinjacheck import check_template
+from promptmill.runtime.jinja.sandbox import (
     FILTERS,
     TESTS,
     TemplateLimits,
@@ -226,9 +226,9 @@ def test_syntax_errors_raise_at_compile() -> None:
 
 def test_runtime_modules_do_not_import_compile_time_packages() -> None:
     code = (
-        "import sys, promptmill.sandbox, promptmill.yamlemit\n"
-        "t = promptmill.sandbox.compile_template('{{ x|to_yaml }}')\n"
-        "promptmill.sandbox.render(t, {'x': {'a': 1}})\n"
+        "import sys, promptmill.runtime.jinja.sandbox, promptmill.runtime.jinja.yamlemit\n"
+        "t = promptmill.runtime.jinja.sandbox.compile_template('{{ x|to_yaml }}')\n"
+        "promptmill.runtime.jinja.sandbox.render(t, {'x': {'a': 1}})\n"
         "bad = {'yaml', 'jsonschema', 'click', 'watchdog'} & set(sys.modules)\n"
         "assert not bad, bad\n"
     )

@@ -20,9 +20,9 @@ import yaml
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.cli import main
-from promptmill.scaffold import ROLE, SCHEMA_DIR, STATE, init, scaffold_files
-from promptmill.schemacheck import SCHEMA_NAMES, TEMPLATE_KINDS, schema_text
+from promptmill.cli.main import main
+from promptmill.cli.scaffold import ROLE, SCHEMA_DIR, STATE, init, scaffold_files
+from promptmill.source.schemacheck import SCHEMA_NAMES, TEMPLATE_KINDS, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(promptmill.__file__).resolve().parent

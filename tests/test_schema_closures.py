@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptmill.json_values import equal, uniq
-from promptmill.schema_closures import Compiler
-from promptmill.validate import Validator
+from promptmill.runtime.schema.closures import Compiler
+from promptmill.runtime.schema.json_values import equal, uniq
+from promptmill.runtime.schema.validate import Validator
 from schema_strategies import derive, documents, json_values
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 from google.genai import types as genai
 
-from promptmill.schemaconv import gemini_schema, openai_strict
+from promptmill.runtime.schemaconv import gemini_schema, openai_strict
 
 PLAN = {
     "type": "object",
@@ -78,7 +78,10 @@ def test_gemini_schema_reports_losses():
     gem, problems = gemini_schema({"type": "object", "properties": {"n": {"enum": [1, 2]}, "x": {"not": {"type": "string"}}}})
     assert [p for p, _ in problems] == ["reply.n", "reply.x"]
     genai.Schema.model_validate(gem)
-    recursive = {"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"}
+    recursive = {
+        "$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$ref": "#/$defs/node",
+    }
     gem, problems = gemini_schema(recursive)
     assert any("recursive reference" in m for _, m in problems)
     genai.Schema.model_validate(gem)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from promptmill.counting import MAX_DELTA_CHARS, MAX_DELTAS
-from promptmill.errors import PromptmillError
+from promptmill.core.errors import PromptmillError
+from promptmill.runtime.counting import MAX_DELTA_CHARS, MAX_DELTAS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from promptmill.itemmemo import MAX_KEY_BYTES  # noqa: E402
+from promptmill.runtime.itemmemo import MAX_KEY_BYTES  # noqa: E402
 from soak_render import PROVIDERS, example_states, freshen, soak  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

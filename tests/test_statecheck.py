@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptmill.errors import StateError
-from promptmill.statecheck import MAX_STATE_DEPTH, _exact, _fast, check_state_data
+from promptmill.core.errors import StateError
+from promptmill.runtime.statelimits import MAX_STATE_DEPTH, _exact, _fast, check_state_data
 
 leaves = (
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)

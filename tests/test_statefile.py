@@ -1,4 +1,4 @@
-"""`promptmill.statefile.read_state`: state files to data, or a coded error."""
+"""`promptmill.source.statefile.read_state`: state files to data, or a coded error."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.errors import PromptmillError
-from promptmill.statefile import read_state
+from promptmill.core.errors import PromptmillError
+from promptmill.source.statefile import read_state
 
 NEGATIVE = sorted(p for p in (Path(__file__).parent / "cases" / "render" / "negative").iterdir() if p.name.startswith("PM813"))
 
@@ -64,7 +64,7 @@ def test_a_tag_in_a_state_file_is_explained_for_state_too(tmp_path):
 def test_a_stream_that_cannot_be_read_is_pm813():
     import io
 
-    from promptmill.statefile import read_state_stream
+    from promptmill.source.statefile import read_state_stream
 
     class Broken(io.RawIOBase):
         def read(self, size=-1):

@@ -7,8 +7,8 @@ from importlib import resources
 
 import pytest
 
-from promptmill.errors import TokenizerError
-from promptmill.tokenizers import (
+from promptmill.core.errors import TokenizerError
+from promptmill.runtime.tokenizers import (
     SHIPPED_ENCODINGS,
     get_tokenizer,
     resolve_model,

@@ -101,7 +101,7 @@ def shim_env(bin_dir: Path) -> dict[str, str]:
     bin_dir.mkdir()
     package_root = Path(promptmill.__file__).resolve().parent.parent
     (bin_dir / "promptmill").write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" -c "import sys; from promptmill.cli import main; '
+        f'#!/bin/sh\nexec "{sys.executable}" -c "import sys; from promptmill.cli.main import main; '
         f"sys.exit(main(prog_name='promptmill'))\" \"$@\"\n"
     )
     (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')

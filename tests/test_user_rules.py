@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from promptmill.api import Workspace, build_in_memory
-from promptmill.cli import main
-from promptmill.errors import CompileError
-from promptmill.livepreview import LivePreview
-from promptmill.watch import Watcher
-from promptmill.which import which
+from promptmill.cli.livepreview import LivePreview
+from promptmill.cli.main import main
+from promptmill.cli.watch import Watcher
+from promptmill.compiling.api import Workspace, build_in_memory
+from promptmill.compiling.which import which
+from promptmill.core.errors import CompileError
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -229,7 +229,9 @@ def test_the_build_does_not_depend_on_where_the_user_folder_is(project, tmp_path
         monkeypatch.setenv("PROMPTMILL_USER_DIR", str(folder))
         promptmill.compile(project, output=tmp_path / name / "build")
         build = tmp_path / name / "build"
-        builds.append({p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file() and p.name != ".lock"})
+        builds.append(
+            {p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file() and p.name != ".lock"}
+        )
     assert builds[0] == builds[1]
 
 

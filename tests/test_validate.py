@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from promptmill.validate import Validator, check_schema
+from promptmill.runtime.schema.validate import Validator, check_schema
 
 MEMORY_ITEM = {
     "type": "object",
@@ -215,7 +215,7 @@ def test_check_schema():
 def test_valid_path_imports_neither_jsonschema_nor_yaml():
     code = f"""
 import sys
-from promptmill.validate import Validator
+from promptmill.runtime.schema.validate import Validator
 schema = {STATE_SCHEMA!r}
 state = {GOOD!r}
 v = Validator(schema, lazy_paths=[("memory",)])

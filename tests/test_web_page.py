@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from promptmill.cli import main
+from promptmill.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
 EXECUTOR_STATE = "prompts/examples/executor.state.yaml"

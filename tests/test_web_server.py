@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from promptmill.cli import main
+from promptmill.cli.main import main
 from promptmill.web.guard import host_ok, origin_ok
 
 REPO = Path(__file__).resolve().parents[1]

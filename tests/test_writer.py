@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from promptmill.errors import PromptmillError
-from promptmill.writer import build_lock, bundle_path, write_build
+from promptmill.compiling.writer import build_lock, bundle_path, write_build
+from promptmill.core.errors import PromptmillError
 
 
 def test_leftovers_of_a_killed_compile_are_removed(tmp_path):

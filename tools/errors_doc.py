@@ -67,7 +67,7 @@ def run(entry: Entry) -> str:
 
 def _normalize(text: str, tmp: Path) -> str:
     """Output as a reader's own project would show it: no temporary folder in paths."""
-    from promptmill.project import library_dir
+    from promptmill.source.project import library_dir
 
     for root in {str(tmp.resolve()), str(tmp)}:
         text = text.replace(root + "/", "").replace(root, ".")
@@ -76,7 +76,7 @@ def _normalize(text: str, tmp: Path) -> str:
 
 def _run(entry: Entry, tmp: Path) -> str:
     import promptmill
-    from promptmill.errors import CompileError, PromptmillError
+    from promptmill.core.errors import CompileError, PromptmillError
 
     for rel, content in entry.files.items():
         path = tmp / rel

@@ -169,8 +169,14 @@ SECTION = s(
     additionalProperties=False,
     required=["id"],
     properties={
-        "id": s("string", "Section id", "Unique within the role; children override or anchor on it.", pattern=SECTION_ID_PATTERN, maxLength=100),
-        "title": s("string", "Title", "A header line printed above the content; it disappears with the section when the section is empty or dropped."),
+        "id": s(
+            "string", "Section id", "Unique within the role; children override or anchor on it.", pattern=SECTION_ID_PATTERN, maxLength=100
+        ),
+        "title": s(
+            "string",
+            "Title",
+            "A header line printed above the content; it disappears with the section when the section is empty or dropped.",
+        ),
         "description": s("string", "Description", "Documentation for authors; never sent to the model."),
         "text": s("string", "Static text", "Literal text, sent as is (no Jinja). Counted at compile time."),
         "template": s(
@@ -182,11 +188,12 @@ SECTION = s(
         "each": s(
             "string",
             "Each",
-            "Dotted path of a list in the render state; `template` is rendered once per item "
-            "(the item is bound to `as`, default `item`).",
+            "Dotted path of a list in the render state; `template` is rendered once per item (the item is bound to `as`, default `item`).",
             pattern=PATH_PATTERN,
         ),
-        "as": s("string", "Item name", "Variable name of the current item in `template` (default `item`).", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"),
+        "as": s(
+            "string", "Item name", "Variable name of the current item in `template` (default `item`).", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"
+        ),
         "item_separator": s("string", "Item separator", "Text placed between items (default a newline)."),
         "order_by": {
             "title": "Order by",
@@ -201,7 +208,12 @@ SECTION = s(
                     required=["key"],
                     properties={
                         "key": s("string", "Key", "Item key holding a number.", pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$"),
-                        "order": s("string", "Order", "`desc`: higher scores are kept first (default); `asc`: lower scores are kept first.", enum=["asc", "desc"]),
+                        "order": s(
+                            "string",
+                            "Order",
+                            "`desc`: higher scores are kept first (default); `asc`: lower scores are kept first.",
+                            enum=["asc", "desc"],
+                        ),
                     },
                 ),
             ],
@@ -209,8 +221,7 @@ SECTION = s(
         "keep": s(
             "string",
             "Keep",
-            "Without `order_by`, which end of the list survives trimming: `first` (default) or "
-            "`last` (default for `history`).",
+            "Without `order_by`, which end of the list survives trimming: `first` (default) or `last` (default for `history`).",
             enum=["first", "last"],
         ),
         "step": s(
@@ -266,7 +277,14 @@ SECTION = s(
                 },
             ),
         ),
-        "priority": s("integer", "Priority", "Higher survives longer: when over budget, the lowest priority is trimmed first (default 50; ties trim the later section first).", minimum=-1000000, maximum=1000000),
+        "priority": s(
+            "integer",
+            "Priority",
+            "Higher survives longer: when over budget, the lowest priority is trimmed first "
+            "(default 50; ties trim the later section first).",
+            minimum=-1000000,
+            maximum=1000000,
+        ),
         "trim": s(
             "string",
             "Trim policy",
@@ -301,8 +319,18 @@ SECTION = s(
             "Inferred when omitted; a section that uses state cannot be declared stable.",
             enum=["stable", "semi", "dynamic"],
         ),
-        "before": s("string", "Insert before", "In a child role: insert this new section before the inherited section with this id.", pattern=SECTION_ID_PATTERN),
-        "after": s("string", "Insert after", "In a child role: insert this new section after the inherited section with this id.", pattern=SECTION_ID_PATTERN),
+        "before": s(
+            "string",
+            "Insert before",
+            "In a child role: insert this new section before the inherited section with this id.",
+            pattern=SECTION_ID_PATTERN,
+        ),
+        "after": s(
+            "string",
+            "Insert after",
+            "In a child role: insert this new section after the inherited section with this id.",
+            pattern=SECTION_ID_PATTERN,
+        ),
         "remove": s("boolean", "Remove", "In a child role: remove the inherited section with this id.", const=True),
     },
 )
@@ -341,7 +369,12 @@ ROLE = doc(
         "category": s("string", "Category", "A free label conditions can test as `role.category`."),
         "abstract": s("boolean", "Abstract", "A base role meant only to be extended: checked, but not written to the build."),
         "extends": id_ref("Extends", "Id of a parent role: sections, inputs, budget, context and output are inherited root-first."),
-        "model": s("string", "Model", "Model name (e.g. `gpt-4o`, `claude-sonnet-4`): sets the tokenizer and caps the budget at the model's context window.", minLength=1),
+        "model": s(
+            "string",
+            "Model",
+            "Model name (e.g. `gpt-4o`, `claude-sonnet-4`): sets the tokenizer and caps the budget at the model's context window.",
+            minLength=1,
+        ),
         "provider": s(
             "string",
             "Default provider",
@@ -353,8 +386,7 @@ ROLE = doc(
         "inputs": s(
             "object",
             "Inputs schema",
-            "A JSON Schema (draft 2020-12) of the render state. Templates may use only the "
-            "top-level properties declared here.",
+            "A JSON Schema (draft 2020-12) of the render state. Templates may use only the top-level properties declared here.",
         ),
         "context": CONTEXT,
         "output": id_ref("Output contract", "Id of a `kind: output` contract: instructs the model and checks its reply."),
@@ -365,7 +397,11 @@ ROLE = doc(
             "provider's tool declarations (counted in the budget all the same). Default `inline`.",
             enum=["inline", "native"],
         ),
-        "cache": s("boolean", "Prompt caching", "Mark the end of the stable prefix as a cache breakpoint (Anthropic `cache_control`). Default true."),
+        "cache": s(
+            "boolean",
+            "Prompt caching",
+            "Mark the end of the stable prefix as a cache breakpoint (Anthropic `cache_control`). Default true.",
+        ),
         "inject": s("array", "Injection rules", "Conditional fragment injections for this role (layer 1 by default).", items=INJECT_RULE),
         "sections": s("array", "Sections", "The prompt's sections, in order.", items=SECTION),
     },
@@ -395,7 +431,9 @@ CONSTRAINTS = doc(
                 additionalProperties=False,
                 required=["id", "text"],
                 properties={
-                    "id": s("string", "Rule id", "Unique in the set; a rule id seen in an earlier set is skipped.", pattern=SECTION_ID_PATTERN),
+                    "id": s(
+                        "string", "Rule id", "Unique in the set; a rule id seen in an earlier set is skipped.", pattern=SECTION_ID_PATTERN
+                    ),
                     "text": s("string", "Text", "The rule as the model reads it.", minLength=1),
                     "when": {"$ref": "#/$defs/condition", "title": "When", "description": "Include the rule only when this holds."},
                 },
@@ -415,7 +453,9 @@ OUTPUT_FIELD = s(
     properties={
         "name": s("string", "Name", "Field name in the reply.", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"),
         "description": s("string", "Description", "What the field holds (shown to the model)."),
-        "type": s("string", "Type", "JSON type of the field (default string).", enum=["string", "number", "integer", "boolean", "object", "array"]),
+        "type": s(
+            "string", "Type", "JSON type of the field (default string).", enum=["string", "number", "integer", "boolean", "object", "array"]
+        ),
         "required": s("boolean", "Required", "The reply must contain the field (default false)."),
     },
 )
@@ -439,7 +479,11 @@ CHECK = s(
         "edges": s("string", "Edges", "Item key holding the list of keys a node depends on (acyclic)."),
         "from": s("string", "From", "Render-state path of the list to preserve, e.g. `state.plan.subtasks` (preserve)."),
         "into": s("string", "Into", "Reply path of the list that must contain them (preserve)."),
-        "where": {"$ref": "#/$defs/condition", "title": "Where", "description": "Which state items must be preserved; paths are relative to the item (preserve)."},
+        "where": {
+            "$ref": "#/$defs/condition",
+            "title": "Where",
+            "description": "Which state items must be preserved; paths are relative to the item (preserve).",
+        },
         "message": s("string", "Message", "Custom message when the check fails."),
     },
 )
@@ -520,7 +564,12 @@ PROJECT = {
         "build": s("string", "Build folder", "Where `promptmill compile` writes bundles (default `build`).", minLength=1),
         "tokenizer": s("string", "Default tokenizer", "Tokenizer for roles that name none (default `o200k_base`).", minLength=1),
         "model": s("string", "Default model", "Model for roles that name none.", minLength=1),
-        "provider": s("string", "Default provider", "Wire format render fits for by default (default `text`).", enum=["text", "openai", "anthropic", "gemini", "live"]),
+        "provider": s(
+            "string",
+            "Default provider",
+            "Wire format render fits for by default (default `text`).",
+            enum=["text", "openai", "anthropic", "gemini", "live"],
+        ),
         "budget": BUDGET,
         "search_path": s(
             "array",
@@ -529,9 +578,16 @@ PROJECT = {
             items=s("string", minLength=1),
         ),
         "library": s("boolean", "Shipped library", "Search the library shipped with promptmill last (default true)."),
-        "user_dir": s("boolean", "User folder", "Search the user folder (PROMPTMILL_USER_DIR, default under the user's config dir) (default true)."),
+        "user_dir": s(
+            "boolean", "User folder", "Search the user folder (PROMPTMILL_USER_DIR, default under the user's config dir) (default true)."
+        ),
         "inject": s("array", "Injection rules", "Project-wide conditional fragment injections (layer 3 by default).", items=INJECT_RULE),
-        "exclude": s("array", "Exclude", "Glob patterns (relative to the prompts folder) of YAML files that are not templates, e.g. example states.", items=s("string", minLength=1)),
+        "exclude": s(
+            "array",
+            "Exclude",
+            "Glob patterns (relative to the prompts folder) of YAML files that are not templates, e.g. example states.",
+            items=s("string", minLength=1),
+        ),
     },
     "$defs": COMMON_DEFS,
 }

@@ -16,7 +16,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from promptmill import compile as compile_project
-from promptmill.scaffold import init
+from promptmill.cli.scaffold import init
 from promptmill.web import make_server
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -51,7 +51,11 @@ SECTION = _s(
         "declared": _s(
             "array",
             "Tools sections: static tool declarations (sent before the state's).",
-            items=_s("object", required=["name", "parameters"], properties={"name": _s("string"), "description": _s("string"), "parameters": _s("object")}),
+            items=_s(
+                "object",
+                required=["name", "parameters"],
+                properties={"name": _s("string"), "description": _s("string"), "parameters": _s("object")},
+            ),
         ),
         "rules": _s(
             "array",
@@ -113,13 +117,16 @@ BUNDLE = {
         "sections": _s("array", items=SECTION),
         "output": {
             "type": ["object", "null"],
-            "description": "The output contract: id, style, schema, instructions, return_tool, checks, native (provider forms of the schema), origin.",
+            "description": "The output contract: id, style, schema, instructions, return_tool, checks, "
+            "native (provider forms of the schema), origin.",
         },
         "lazy_paths": _s("array", items=_s("array", items=_s("string"))),
         "events": _s("array", items=_s("object")),
         "sources": _s(
             "array",
-            items=_s("object", additionalProperties=False, required=["file", "sha256"], properties={"file": _s("string"), "sha256": _s("string")}),
+            items=_s(
+                "object", additionalProperties=False, required=["file", "sha256"], properties={"file": _s("string"), "sha256": _s("string")}
+            ),
         ),
         "source_hash": _s("string"),
     },

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from .core.errors import (
     BudgetError,
     BuildError,
     CompileError,
@@ -51,16 +51,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Workspace
-    from .request import PromptRequest
-    from .runtime import Runtime
+    from .compiling.api import Workspace
+    from .runtime.engine import Runtime
+    from .runtime.request import PromptRequest
 
 _LAZY = {
-    "Runtime": ("runtime", "Runtime"),
-    "PromptRequest": ("request", "PromptRequest"),
-    "compile": ("api", "compile"),
-    "lint": ("api", "lint"),
-    "Workspace": ("api", "Workspace"),
+    "Runtime": ("runtime.engine", "Runtime"),
+    "PromptRequest": ("runtime.request", "PromptRequest"),
+    "compile": ("compiling.api", "compile"),
+    "lint": ("compiling.api", "lint"),
+    "Workspace": ("compiling.api", "Workspace"),
 }
 
 
@@ -69,7 +69,7 @@ def load(build_dir: Any = "build", **options: Any) -> Runtime:
 
     `options` go to `Runtime.load` (`cache_chars`: the bound of each token-count cache).
     """
-    from .runtime import Runtime
+    from .runtime.engine import Runtime
 
     return Runtime.load(build_dir, **options)
 

@@ -11,6 +11,7 @@ Origin header, when sent, must be `http://` the same, and a browser's
 
 from __future__ import annotations
 
+from email.message import Message
 from urllib.parse import urlsplit
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -54,7 +55,7 @@ def origin_ok(origin: str | None, port: int) -> bool:
     return url.scheme == "http" and (url.hostname or "") in LOOPBACK and origin_port == port
 
 
-def refusal(headers, port: int, path: str = "/") -> str | None:
+def refusal(headers: Message | dict[str, str], port: int, path: str = "/") -> str | None:
     """Why a request with these headers is refused, or None when it may be answered.
 
     Besides Host and Origin: a browser's `Sec-Fetch-Site: cross-site` (or

@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Any
 
 # promptmill internals this module uses (kept together for the subpackage move)
-from ..api import Workspace
-from ..errors import PromptmillError
-from ..report import budget_sum
-from ..request import PromptRequest
-from ..runtime import Runtime
-from ..statefile import MAX_STATE_FILE_BYTES, read_state, read_state_stream
+from ..compiling.api import Workspace
+from ..core.diagnostics import Diagnostic
+from ..core.errors import PromptmillError
+from ..runtime.engine import Runtime
+from ..runtime.explain import budget_sum
+from ..runtime.request import PromptRequest, RenderedSection
+from ..source.statefile import MAX_STATE_FILE_BYTES, read_state, read_state_stream
 
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
@@ -73,7 +74,7 @@ def _cached_sections(req: PromptRequest) -> list[str]:
     return out
 
 
-def _items_note(s) -> str | None:
+def _items_note(s: RenderedSection) -> str | None:
     if s.items_total is None or not s.items_dropped:
         return None
     shown = ", ".join(str(i) for i in list(s.items_dropped)[:12]) + (", …" if len(s.items_dropped) > 12 else "")
@@ -177,7 +178,7 @@ class Session:
             self.last_ms = (time.perf_counter() - start) * 1000
             return self.status(changed)
 
-    def _diag_data(self, d) -> dict[str, Any]:
+    def _diag_data(self, d: Diagnostic) -> dict[str, Any]:
         """A diagnostic as data, its file named relative to the project root."""
         file = self.shown(Path(d.file)) if d.file and not d.file.startswith("<") else d.file
         return {"code": d.code, "severity": d.severity, "file": file, "line": d.line, "col": d.col,

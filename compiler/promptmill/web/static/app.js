@@ -119,8 +119,10 @@ async function render() {
   app.inflight = true;
   try {
     const seq = ++app.seq;
-    const data = await api("/api/render", { role: app.role, state: ui.state.value, budget: app.budget });
-    if (seq === app.seq) show(data);
+    const role = app.role;
+    const data = await api("/api/render", { role: role, state: ui.state.value, budget: app.budget });
+    // a render asked for before the role changed never draws over the new role's page
+    if (seq === app.seq && role === app.role) show(data);
   } finally {
     app.inflight = false;
     if (app.again) { app.again = false; render(); }

@@ -1,0 +1,1 @@
+"""The promptmill command: click commands, previews, watch, state files, scaffolding and diagnostic reporters."""

@@ -1,0 +1,345 @@
+"""The `promptmill` command: a thin layer over the public Python functions.
+
+Exit codes: 0 clean, 1 findings or failure, 2 usage error, 3 internal error.
+Every `PromptmillError` becomes a message on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .. import __version__
+from ..core.errors import CompileError, PromptmillError
+from ..runtime.wire import PROVIDERS
+
+if TYPE_CHECKING:
+    from ..runtime.engine import Runtime
+    from ..runtime.request import PromptRequest
+
+FORMATS = ("text", "json", "github", "sarif")
+PAYLOAD_FORMATS = tuple(p for p in PROVIDERS if p != "text")  # --format <provider> prints that payload
+RENDER_FORMATS = ("pretty", "text", "json", *PAYLOAD_FORMATS)
+SCHEMAS = ("role", "constraints", "output", "fragment", "project", "bundle", "manifest")
+
+
+def _color(stream: object) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+
+
+def _fail(exc: PromptmillError) -> None:
+    click.echo(f"promptmill: error[{exc.code}]: {exc.message}", err=True)
+    if exc.hint:
+        click.echo(f"    hint: {exc.hint}", err=True)
+
+
+def _shown(path: Path) -> str:
+    """A path as users typed it: relative to the working folder when inside it."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def handled(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn promptmill errors into messages and exit codes."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except CompileError as exc:
+            from .reporters import report
+
+            report(exc.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
+            sys.exit(1)
+        except PromptmillError as exc:
+            _fail(exc)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: say so plainly
+            if os.environ.get("PROMPTMILL_DEBUG"):
+                raise
+            click.echo(
+                f"promptmill: error[PM000]: internal error: {exc!r} (a bug; rerun with PROMPTMILL_DEBUG=1 for details)",
+                err=True,
+            )
+            sys.exit(3)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="promptmill")
+def main() -> None:
+    """promptmill: compile YAML prompt templates and render them under a token budget."""
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="Treat warnings as failures.")
+@handled
+def lint(path: str, fmt: str, strict: bool) -> None:
+    """Check every template of the project at PATH."""
+    from ..compiling.api import lint as run_lint
+    from .reporters import report
+
+    result = run_lint(path)
+    report(result.diagnostics, fmt, sys.stdout, color=_color(sys.stdout), files_checked=result.files)
+    sys.exit(0 if result.ok(strict) else 1)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("-o", "--output", type=click.Path(), help="Build folder (default: from promptmill.yaml, or ./build).")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the build is not what compiling would produce.")
+@click.option("--force", is_flag=True, help="Recompile every role, even unchanged ones.")
+@handled
+def compile(path: str, output: str | None, check: bool, force: bool) -> None:  # noqa: A001
+    """Compile the project at PATH into its build folder."""
+    from ..compiling.api import compile as run_compile
+    from .reporters import report
+
+    result = run_compile(path, output=output, check=check, force=force)
+    warnings = [d for d in result.diagnostics if d.severity != "error"]
+    if warnings:
+        report(warnings, "text", sys.stderr, color=_color(sys.stderr))
+    if check:
+        if result.stale:
+            click.echo(f"{_shown(result.build_dir)}/ is stale; `promptmill compile` would change:")
+            for rel in result.stale:
+                click.echo(f"  {rel}")
+            sys.exit(1)
+        click.echo(f"{_shown(result.build_dir)}/ is up to date ({_count(len(result.bundles), 'role')})")
+        return
+    if result.up_to_date:
+        click.echo(f"{_shown(result.build_dir)}/ is up to date ({_count(len(result.reused), 'role')}, nothing changed)")
+        return
+    click.echo(
+        f"compiled {_count(len(result.compiled), 'role')}, reused {len(result.reused)} unchanged, "
+        f"removed {_count(len(result.removed), 'stale file')} -> {_shown(result.build_dir)}/"
+    )
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(SCHEMAS), required=False)
+@click.option(
+    "--write", "folder", type=click.Path(file_okay=False), help="Write every schema into this folder instead (e.g. .promptmill/schemas)."
+)
+@click.option("--force", is_flag=True, help="With --write: overwrite existing files.")
+@handled
+def schema(kind: str | None, folder: str | None, force: bool) -> None:
+    """Print the JSON Schema of a template kind, the project file, or the build format."""
+    if folder is not None:
+        if kind is not None:
+            raise click.UsageError("give a KIND to print, or --write FOLDER, not both")
+        from .scaffold import write_schemas
+
+        for path in write_schemas(folder, force=force):
+            click.echo(f"wrote {path.as_posix()}")
+        return
+    if kind is None:
+        raise click.UsageError("give a KIND, or --write FOLDER for all of them")
+    from ..source.schemacheck import schema_text
+
+    click.echo(schema_text(kind), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+@handled
+def init(path: str, force: bool) -> None:
+    """Create a starter project in PATH that lints, compiles and renders as is."""
+    from .scaffold import ROLE, SCHEMA_DIR, STATE
+    from .scaffold import init as run_init
+
+    written = run_init(path, force=force)
+    rels = [p.relative_to(path).as_posix() for p in written]
+    click.echo(f"created {len(rels)} files in {path}:")
+    for rel in rels:
+        if not rel.startswith(SCHEMA_DIR + "/"):
+            click.echo(f"  {rel}")
+    click.echo(f"  {SCHEMA_DIR}/*.schema.json (for editors)")
+    steps = ([f"cd {shlex.quote(path)}"] if Path(path).resolve() != Path.cwd().resolve() else []) + [
+        "promptmill lint", "promptmill compile", f"promptmill render {ROLE} --state {STATE}"]
+    click.echo("next:\n" + "".join(f"  {step}\n" for step in steps), nl=False)
+
+
+def _runtime(project: str, build: str | None) -> Runtime:
+    if build is not None:
+        from ..runtime.engine import Runtime
+
+        return Runtime.load(build)
+    from ..compiling.api import build_in_memory
+
+    runtime, _ = build_in_memory(project)
+    return runtime
+
+
+def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool]:
+    """(text, add a newline) for `render --format fmt`."""
+    if fmt == "pretty":
+        from .preview import pretty
+
+        return pretty(req, color=color), True
+    if fmt == "text":
+        return req.text, sys.stdout.isatty()  # exactly the prompt when piped
+    if fmt == "json":
+        from .preview import request_data
+
+        return json.dumps(request_data(req), ensure_ascii=False, indent=2), True
+    return json.dumps(req.to_payload(), ensure_ascii=False, indent=2), True
+
+
+@main.command()
+@click.argument("role")
+@click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json; - reads standard input).")
+@click.option("--budget", type=int, help="Tokens the prompt may use (can only lower the role's budget).")
+@click.option("--format", "fmt", type=click.Choice(RENDER_FORMATS), default="pretty", show_default=True)
+@click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for (default: the role's; implied by provider formats).")
+@click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
+@click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
+@click.option("--event", type=click.Choice(("start", "continue")), default="start", show_default=True)
+@handled
+def render(
+    role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str
+) -> None:
+    """Render ROLE with a state and show the result.
+
+    pretty: sections with token counts and budget bars; text: exactly the
+    prompt; json: the whole result; openai|anthropic|gemini|live: the payload.
+    """
+    from ..source.statefile import read_state
+
+    state = read_state(state_file) if state_file else {}
+    if fmt in PAYLOAD_FORMATS:
+        if provider is not None and provider != fmt:
+            raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
+        provider = fmt
+    if fmt == "text" and provider is None:
+        provider = "text"  # the text renderer's payload; --provider X --format text shows X's fit as text
+    runtime = _runtime(project, build)
+    req = runtime.render(role, state, budget=budget, provider=provider, event=event)
+    text, newline = _render_output(req, fmt, _color(sys.stdout))
+    # click.echo strips ANSI escapes when stdout is not a terminal: `text` is the prompt
+    # itself, escapes from the state included (the other formats escape them or are for eyes)
+    click.echo(text, nl=newline, color=True if fmt == "text" else None)
+
+
+@main.command()
+@click.argument("template_id", metavar="ID")
+@click.argument("path", default=".", type=click.Path())
+@click.option("--kind", type=click.Choice(("role", "constraints", "output", "fragment")), help="Only this kind.")
+@handled
+def which(template_id: str, path: str, kind: str | None) -> None:
+    """Show where ID resolves along the search path, and what it shadows."""
+    from ..compiling.which import format_which
+    from ..compiling.which import which as run_which
+
+    click.echo(format_which(run_which(template_id, path, kind=kind)))
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("--build", type=click.Path(), help="Read this build folder instead of compiling the sources.")
+@handled
+def stats(path: str, build: str | None) -> None:
+    """A table of roles: sections, static tokens, dynamic sections, budget."""
+    from .preview import stats_table
+
+    runtime = _runtime(path, build)
+    click.echo(stats_table({r: runtime.bundle(r) for r in runtime.roles}))
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path(exists=True))
+@click.option("--role", required=True, help="Role to re-render after every change.")
+@click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json); watched too.")
+@click.option("--budget", type=int, help="Tokens the prompt may use.")
+@click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for.")
+@click.option("--debounce", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="Seconds of quiet before a refresh.")
+@handled
+def watch(path: str, role: str, state_file: str | None, budget: int | None, provider: str | None, debounce: float) -> None:
+    """Re-render ROLE whenever a template of the project at PATH or the state changes.
+
+    A broken edit shows its diagnostics and the watcher keeps going; Ctrl-C stops it.
+    """
+    from ..compiling.api import Workspace
+    from ..core.errors import ConfigError
+    from ..source.statefile import STDIN
+    from .livepreview import LivePreview
+    from .watch import Watcher
+
+    if state_file == STDIN:
+        raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",
+                          hint="save the state to a .yaml or .json file and pass its path")
+    tty = sys.stdout.isatty()
+    preview = LivePreview(Workspace(path), role, state_file, budget=budget, provider=provider,
+                          write=_writer(tty), color=_color(sys.stdout))
+    preview.refresh(set())
+    watcher = Watcher(preview.watch_paths(), preview.refresh, debounce=debounce).start(thread=False)
+    click.echo(f"watching {len(watcher.roots)} path(s); Ctrl-C to stop", err=True)
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+    finally:
+        watcher.stop()
+    sys.exit(0)
+
+
+@main.command()
+@click.argument("role", required=False)
+@click.option("--state", "state_file", type=click.Path(), help="Render state to start with (.yaml, .yml or .json); watched too.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@click.option("--project", default=".", type=click.Path(exists=True, file_okay=False), show_default=True, help="Project to preview.")
+@handled
+def preview(role: str | None, state_file: str | None, port: int, open_browser: bool, project: str) -> None:
+    """Serve a live web preview of the project's roles on 127.0.0.1.
+
+    Pick a role and a state, drag the budget, compare provider payloads and
+    builds; every save re-renders the page. Ctrl-C stops it.
+    """
+    from ..core.errors import ConfigError
+    from ..source.statefile import STDIN
+    from ..web import serve
+
+    if state_file == STDIN:
+        raise ConfigError("preview needs a state file it can watch; '-' (standard input) is read once", code="PM010",
+                          hint="save the state to a .yaml or .json file and pass its path")
+    serve(project, role=role, state=state_file, port=port, open_browser=open_browser, write=click.echo)
+
+
+def _writer(tty: bool) -> Callable[[str], None]:
+    def write(text: str) -> None:
+        if tty:
+            click.clear()
+        click.echo(text)
+        sys.stdout.flush()
+
+    return write
+
+
+def run() -> None:  # pragma: no cover - console entry for `python -m promptmill`
+    main()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+

@@ -1,0 +1,488 @@
+"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`, `Workspace`.
+
+    result = promptmill.lint("prompts")          # LintResult, never raises for template problems
+    result = promptmill.compile(".")             # CompileResult; raises CompileError on errors
+    result = promptmill.compile(".", check=True) # stale roles listed, nothing written
+    runtime, diags = Workspace(".").refresh()    # in memory; refresh again after edits (fast)
+
+The pipeline: find the project, load every template along the search path,
+validate each against its JSON Schema, index ids, compose each role along its
+extends chain, compile it. Diagnostics are collected and returned once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..compose.model import Role, Template, build_template
+from ..compose.resolve import ComposedRole, Composer, Index, build_index
+from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
+from ..core.errors import BuildError, CompileError
+from ..runtime.bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
+from ..source.loader import discover, invisible_characters, load_file
+from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
+from ..source.schemacheck import check_document
+from .bundler import compile_role, source_hash, tokenizer_identity
+from .writer import build_lock, bundle_path, install_build, stale_files
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..runtime.engine import Runtime
+
+
+@dataclass
+class Loaded:
+    """Every template of a project, loaded, validated and indexed."""
+
+    project: Project
+    templates: list[Template]
+    index: Index
+    diagnostics: list[Diagnostic]
+    inputs: dict[str, str]  # source id -> sha256 of every file read
+    files: int = 0
+
+
+@dataclass(frozen=True)
+class LintResult:
+    diagnostics: tuple[Diagnostic, ...]
+    files: int
+    roles: int
+
+    def ok(self, strict: bool = False) -> bool:
+        return not has_errors(self.diagnostics, strict=strict)
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    build_dir: Path
+    diagnostics: tuple[Diagnostic, ...]
+    compiled: tuple[str, ...] = ()  # roles compiled in this run
+    reused: tuple[str, ...] = ()  # roles whose sources did not change
+    removed: tuple[str, ...] = ()  # stale files deleted
+    stale: tuple[str, ...] = ()  # with check=True: what differs from a fresh compile
+    up_to_date: bool = False  # nothing changed since the last compile
+    files: int = 0
+    bundles: dict[str, RoleBundle] = field(default_factory=dict, repr=False)
+
+
+DocKey = tuple[str, str, Layer, str, str]  # (working folder, project root, layer, file path, sha256 of the bytes)
+DocEntry = tuple[Template | None, tuple[Diagnostic, ...], str | None, str]  # (template, diagnostics, sha256, source id)
+
+
+def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, DocEntry] | None, seen: dict[DocKey, DocEntry]) -> DocEntry:
+    """Load, schema-check and model one file, reusing `cache` when its bytes did not change."""
+    key: DocKey | None = None
+    if cache is not None:
+        try:
+            key = (os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+        except OSError:
+            key = None  # load_file reports it
+        if key is not None and key in cache:
+            seen[key] = cache[key]
+            return cache[key]
+    source = project.source_id(layer, path)
+    diags: list[Diagnostic] = []
+    template = None
+    doc, ldiags = load_file(path, project.display(path))
+    diags.extend(ldiags)
+    if doc is not None:
+        diags.extend(invisible_characters(doc))
+        sdiags = check_document(doc)
+        diags.extend(sdiags)
+        if not sdiags:
+            template, tdiags = build_template(doc, layer, source)
+            diags.extend(tdiags)
+    entry: DocEntry = (template, tuple(diags), doc.sha256 if doc is not None else None, source)
+    if key is not None and (doc is None or doc.sha256 == key[4]):  # not rewritten between the two reads
+        seen[key] = entry
+    return entry
+
+
+def load_project(
+    path: str | os.PathLike[str] = ".",
+    *,
+    build_dir: str | os.PathLike[str] | None = None,
+    cache: dict[DocKey, DocEntry] | None = None,
+    user_rules: bool = True,
+) -> Loaded:
+    """Find the project at `path` and load all of its templates.
+
+    With `cache` (a dict owned by the caller, see `Workspace`), files whose
+    bytes did not change since the last call are not parsed again; on return
+    the cache holds exactly the files of this call.
+    """
+    project, diags = find_project(path, build_dir=build_dir, user_rules=user_rules)
+    templates: list[Template] = []
+    inputs: dict[str, str] = {}
+    seen: dict[DocKey, DocEntry] = {}
+    if project.config_doc is not None:
+        inputs["promptmill.yaml"] = project.config_doc.sha256
+    if project.user_doc is not None:
+        inputs[USER_RULES_SOURCE] = project.user_doc.sha256
+    files = 0
+    config_path = (project.root / "promptmill.yaml").resolve()
+    for layer in project.layers:
+        if not layer.root.is_dir():
+            continue
+        exclude = project.exclude if layer.name == "project" else ()
+        paths, ddiags = discover(layer.root, exclude=exclude)
+        diags.extend(ddiags)
+        for path in paths:
+            if project.config_doc is not None and path.resolve() == config_path or is_user_rules_file(layer, path):
+                continue
+            if layer.name not in ("library", "user"):  # summaries count the project's own files
+                files += 1
+            template, ldiags, sha, source = _load_one(project, layer, path, cache, seen)
+            diags.extend(ldiags)
+            if sha is not None:
+                inputs[source] = sha
+            if template is not None:
+                templates.append(template)
+    if files == 0 and _bare_folder(project):
+        diags.append(_no_project(project))
+    if cache is not None:
+        cache.clear()
+        cache.update(seen)
+    index, idiags = build_index(templates)
+    diags.extend(idiags)
+    return Loaded(project, templates, index, diags, inputs, files)
+
+
+def _roles(loaded: Loaded) -> list[Role]:
+    """Roles of the project's own prompts folder (the ones that get compiled)."""
+    return [
+        t for t in loaded.templates
+        if isinstance(t, Role) and t.layer.name == "project" and loaded.index.get("role", t.id) is t
+    ]
+
+
+def abstract_roles(loaded: Loaded) -> tuple[str, ...]:
+    """Ids of the project's abstract roles (never built: a runtime names them when asked for one)."""
+    return tuple(sorted(r.id for r in _roles(loaded) if r.abstract))
+
+
+RoleMemo = dict[str, tuple[str, RoleBundle | None, tuple[Diagnostic, ...]]]  # role id -> (dependency hash, bundle, diagnostics)
+
+
+def compile_bundles(
+    loaded: Loaded, reuse: dict[str, str] | None = None, *, memo: RoleMemo | None = None
+) -> tuple[dict[str, RoleBundle], list[str], list[Diagnostic]]:
+    """Compile every role; `reuse` maps role id -> source_hash of roles to skip when unchanged.
+
+    Returns (bundles, ids of reused roles, diagnostics). Reused roles are not in `bundles`.
+    With `memo` (a dict owned by the caller, see `Workspace`), a role whose
+    sources did not change since the last call is taken from it, bundle and
+    diagnostics alike, instead of being compiled again.
+    """
+    bundles: dict[str, RoleBundle] = {}
+    reused: list[str] = []
+    composer = Composer(loaded.index, loaded.project.config, loaded.project.config_doc, loaded.project.user_doc)
+    diags: list[Diagnostic] = list(composer.diagnostics)
+    fresh: RoleMemo = {}
+    for role in _roles(loaded):
+        composed, cdiags = composer.compose(role)
+        diags.extend(cdiags)
+        if composed is None:
+            continue
+        key = _dependency_hash(composed, loaded) if memo is not None else None
+        if key is not None and memo is not None and role.id in memo and memo[role.id][0] == key:
+            _, bundle, cached = fresh[role.id] = memo[role.id]
+            diags.extend(cached)
+            if bundle is not None:
+                bundles[role.id] = bundle
+            continue
+        if role.abstract:
+            _, rdiags = compile_role(composed, loaded.index, loaded.project)
+            diags.extend(rdiags)
+            if key is not None:
+                fresh[role.id] = (key, None, tuple(rdiags))
+            continue
+        if reuse and role.id in reuse and _dependency_hash(composed, loaded) == reuse[role.id]:
+            reused.append(role.id)
+            continue
+        bundle, rdiags = compile_role(composed, loaded.index, loaded.project)
+        diags.extend(rdiags)
+        if key is not None:
+            fresh[role.id] = (key, bundle, tuple(rdiags))
+        if bundle is not None:
+            bundles[role.id] = bundle
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
+    return bundles, reused, diags
+
+
+def _bare_folder(project: Project) -> bool:
+    """No promptmill.yaml and no prompts/ folder: the folder itself is the prompts folder."""
+    return project.config_doc is None and project.prompts_dir == project.root and project.root.is_dir()
+
+
+def _no_project(project: Project) -> Diagnostic:
+    """PM011 for a folder that holds no project at all (most likely the wrong folder)."""
+    hint = "run the command in a project folder or pass its path; `promptmill init` starts a new project"
+    if (project.root / "manifest.json").is_file():
+        hint = f"{project.root} looks like a build folder: pass it with --build (or load it with promptmill.load)"
+    return Diagnostic(
+        "PM011", "error", str(project.root), 0, 0,
+        f"no project here: {project.root} has no promptmill.yaml, no prompts/ folder and no template files",
+        hint=hint,
+    )
+
+
+def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
+    """The source_hash the role would get, computed without compiling it (None if unsure)."""
+    from ..runtime.tokenizers import DEFAULT_TOKENIZER
+
+    index = loaded.index
+    deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
+    if loaded.project.config_doc is not None:
+        deps.add(("promptmill.yaml", loaded.project.config_doc.sha256))
+    if loaded.project.user_doc is not None:
+        deps.add((USER_RULES_SOURCE, loaded.project.user_doc.sha256))
+    for entry in composed.context:
+        deps.add((entry.fragment.source_file, entry.fragment.doc.sha256))
+    for s in composed.sections:
+        refs = [("constraints", c) for c in s.get("constraints", ()) or ()]
+        if s.get("fragment"):
+            refs.append(("fragment", s.get("fragment")))
+        for kind, tid in refs:
+            t = index.get(kind, tid)
+            if t is None:
+                return None
+            deps.add((t.source_file, t.doc.sha256))
+    out = composed.setting("output")
+    if out is not None:
+        t = index.get("output", out)
+        if t is None:
+            return None
+        deps.add((t.source_file, t.doc.sha256))
+    # the tokenizer is part of the hash; resolve it the way the compiler does
+    from ..compose.budgets import effective_budget
+
+    _, tokenizer, _, _ = effective_budget(composed, loaded.project)
+    return source_hash(sorted(deps), tokenizer_identity(tokenizer or DEFAULT_TOKENIZER, loaded.project))
+
+
+def lint(path: str | os.PathLike[str] = ".") -> LintResult:
+    """Check every template of the project at `path`; never writes anything."""
+    loaded = load_project(path)
+    _, _, diags = compile_bundles(loaded)
+    all_diags = tuple(sort_diagnostics(loaded.diagnostics + diags))
+    return LintResult(all_diags, loaded.files, len(_roles(loaded)))
+
+
+def _read_manifest(build_dir: Path) -> Manifest | None:
+    try:
+        return manifest_from_dict(json.loads((build_dir / "manifest.json").read_bytes()))
+    except (OSError, ValueError, BuildError, RecursionError):  # unusable: the compile writes a new one
+        return None
+
+
+def _owned(old: Manifest | None) -> frozenset[str]:
+    """The build files the previous manifest lists (garbage collection may remove these)."""
+    if old is None:
+        return frozenset()
+    return frozenset([e.file for e in old.roles.values()] + [name[3:] for name in old.tokenizers if name.startswith("hf:")])
+
+
+def _tokenizer_inputs(project: Project, paths: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for rel in paths:
+        try:
+            out[f"tokenizer:{rel}"] = hashlib.sha256((project.root / rel).read_bytes()).hexdigest()
+        except OSError:
+            out[f"tokenizer:{rel}"] = "missing"
+    return out
+
+
+def _current_inputs(project: Project, tokenizer_paths: Iterable[str] = ()) -> dict[str, str] | None:
+    """sha256 of every source file, read without parsing (None if unreadable)."""
+    out: dict[str, str] = _tokenizer_inputs(project, tokenizer_paths)
+    cfg = project.root / "promptmill.yaml"
+    if project.config_doc is not None:
+        out["promptmill.yaml"] = project.config_doc.sha256
+    if project.user_doc is not None:
+        out[USER_RULES_SOURCE] = project.user_doc.sha256
+    for layer in project.layers:
+        if not layer.root.is_dir():
+            continue
+        paths, _ = discover(layer.root, exclude=project.exclude if layer.name == "project" else ())
+        for path in paths:
+            if project.config_doc is not None and path.resolve() == cfg.resolve() or is_user_rules_file(layer, path):
+                continue
+            try:
+                out[project.source_id(layer, path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                return None
+    return out
+
+
+def _ship_tokenizer(bundle: RoleBundle, project: Project, files: dict[str, bytes], tokenizers: dict[str, str]) -> RoleBundle:
+    """Copy a Hugging Face tokenizer file into the build, so the build is self-contained."""
+    if not bundle.tokenizer.startswith("hf:"):
+        return bundle
+    data = (project.root / bundle.tokenizer[3:]).read_bytes()
+    rel = f"tokenizers/{hashlib.sha256(data).hexdigest()[:16]}.json"
+    files[rel] = data
+    tokenizers[f"hf:{rel}"] = bundle.tokenizer[3:]
+    return replace(bundle, tokenizer=f"hf:{rel}")
+
+
+def _files_of(
+    bundles: dict[str, RoleBundle], old: Manifest | None, project: Project, reused: list[str]
+) -> tuple[dict[str, bytes], dict[str, ManifestEntry], dict[str, str]]:
+    build_dir = project.build_dir
+    files: dict[str, bytes] = {}
+    entries: dict[str, ManifestEntry] = {}
+    tokenizers: dict[str, str] = {}
+    for role_id, bundle in bundles.items():
+        bundle = _ship_tokenizer(bundle, project, files, tokenizers)
+        data = bundle.to_json().encode("utf-8")
+        rel = bundle_path(role_id, data)
+        files[rel] = data
+        entries[role_id] = ManifestEntry(rel, hashlib.sha256(data).hexdigest(), bundle.source_hash, tuple(s.file for s in bundle.sources))
+    for role_id in reused:
+        entry = old.roles[role_id]  # type: ignore[union-attr]
+        files[entry.file] = (build_dir / entry.file).read_bytes()
+        entries[role_id] = entry
+        name = json.loads(files[entry.file]).get("tokenizer", "")
+        if name.startswith("hf:tokenizers/") and (build_dir / name[3:]).is_file():
+            files[name[3:]] = (build_dir / name[3:]).read_bytes()
+            tokenizers[name] = old.tokenizers.get(name, "")  # type: ignore[union-attr]
+    return files, dict(sorted(entries.items())), dict(sorted(tokenizers.items()))
+
+
+def compile(  # noqa: A001 - the public name is promptmill.compile
+    path: str | os.PathLike[str] = ".",
+    *,
+    output: str | os.PathLike[str] | None = None,
+    check: bool = False,
+    force: bool = False,
+) -> CompileResult:
+    """Compile the project at `path` into its build folder (or `output`).
+
+    Unchanged roles are reused from the existing build unless `force`. With
+    `check`, nothing is written: `stale` lists what a compile would change.
+    Raises `CompileError` (with every diagnostic) when a template has errors;
+    the previous build is then left untouched. A compile that writes holds the
+    build lock from reading the old build to the end (see `promptmill.compiling.writer`).
+    The user rules file (`$PROMPTMILL_USER_DIR/promptmill.yaml`) is personal and
+    never compiled in: a build made on one machine equals the one CI makes.
+    """
+    project, pdiags = find_project(path, build_dir=output, user_rules=False)  # personal rules stay out of builds
+    if not has_errors(pdiags) and _bare_folder(project) and not discover(project.root, exclude=project.exclude)[0]:
+        pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
+    if has_errors(pdiags):
+        raise CompileError(sort_diagnostics(pdiags))
+    if check:
+        return _compile(path, project, output, check=True, force=force)
+    with build_lock(project.build_dir):
+        return _compile(path, project, output, check=False, force=force)
+
+
+def _compile(
+    path: str | os.PathLike[str], project: Project, output: str | os.PathLike[str] | None, *, check: bool, force: bool
+) -> CompileResult:
+    build_dir = project.build_dir
+    old = _read_manifest(build_dir)
+    if old is not None and not force and not check and old.promptmill_version == __version__:
+        current = _current_inputs(project, set(old.tokenizers.values()))
+        intact = all(
+            (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
+            for e in old.roles.values()
+        )
+        if current is not None and current == old.inputs and intact:
+            return CompileResult(build_dir, (), reused=tuple(old.roles), up_to_date=True, files=len(current))
+    loaded = load_project(path, build_dir=output, user_rules=False)
+    reuse = None
+    if old is not None and not force and not check and old.promptmill_version == __version__:
+        reuse = {
+            rid: e.source_hash for rid, e in old.roles.items()
+            if (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
+        }
+    bundles, reused, diags = compile_bundles(loaded, reuse)
+    all_diags = sort_diagnostics(loaded.diagnostics + diags)
+    if has_errors(all_diags):
+        raise CompileError(all_diags)
+    files, entries, tokenizers = _files_of(bundles, old, loaded.project, reused)
+    inputs = {**loaded.inputs, **_tokenizer_inputs(loaded.project, set(tokenizers.values()))}
+    manifest = Manifest(
+        entries, __version__, dict(sorted(inputs.items())), tokenizers, format_version=FORMAT_VERSION,
+        abstract=abstract_roles(loaded),
+    )
+    manifest_bytes = manifest.to_json().encode("utf-8")
+    owned = _owned(old)
+    if check:
+        stale = stale_files(build_dir, files, manifest_bytes, owned)
+        return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
+    removed = install_build(build_dir, files, manifest_bytes, owned)
+    return CompileResult(
+        build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
+        removed=tuple(removed), files=loaded.files, bundles=bundles,
+    )
+
+
+def build_in_memory(path: str | os.PathLike[str] = ".") -> tuple[Runtime, list[Diagnostic]]:
+    """Compile without writing: (Runtime, diagnostics). Raises CompileError on errors."""
+    from ..runtime.engine import Runtime
+
+    loaded = load_project(path)
+    bundles, _, diags = compile_bundles(loaded)
+    all_diags = sort_diagnostics(loaded.diagnostics + diags)
+    if has_errors(all_diags):
+        raise CompileError(all_diags)
+    return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
+
+
+class Workspace:
+    """A project kept in memory so that recompiling after an edit is fast.
+
+        ws = Workspace("path/to/project")
+        runtime, diagnostics = ws.refresh()   # after every save
+        if runtime is not None:
+            req = runtime.render("executor", state)
+
+    Each `refresh()` walks the project again (new, deleted and renamed files
+    are seen), but a file whose bytes did not change is not parsed or checked
+    again, and a role whose sources did not change is not compiled again: only
+    what an edit touched costs time. Files are compared by content hash, so a
+    caller need not say what changed. `reparsed` and `recompiled` tell what the
+    last refresh actually redid, and `removed` which files it no longer found.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] = ".") -> None:
+        self.path = Path(path)
+        self._docs: dict[DocKey, DocEntry] = {}
+        self._roles: RoleMemo = {}
+        self.reparsed: tuple[str, ...] = ()
+        self.removed: tuple[str, ...] = ()
+        self.recompiled: tuple[str, ...] = ()
+        self.project: Project | None = None
+
+    def refresh(self) -> tuple[Runtime | None, list[Diagnostic]]:
+        """Recompile in memory: (Runtime, diagnostics), or (None, diagnostics) when there are errors.
+
+        Never raises for template problems; a missing project folder is a
+        diagnostic (PM011) like any other.
+        """
+        from ..runtime.engine import Runtime
+
+        before_docs = set(self._docs)
+        before_sources = {entry[3] for entry in self._docs.values()}
+        before_roles = {rid: entry[0] for rid, entry in self._roles.items()}
+        loaded = load_project(self.path, cache=self._docs)
+        bundles, _, diags = compile_bundles(loaded, memo=self._roles)
+        self.project = loaded.project
+        self.reparsed = tuple(sorted(self._docs[key][3] for key in set(self._docs) - before_docs))
+        self.removed = tuple(sorted(before_sources - {entry[3] for entry in self._docs.values()}))
+        self.recompiled = tuple(sorted(rid for rid, entry in self._roles.items() if before_roles.get(rid) != entry[0]))
+        all_diags = sort_diagnostics(loaded.diagnostics + diags)
+        if has_errors(all_diags):
+            return None, all_diags
+        return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags

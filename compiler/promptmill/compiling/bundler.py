@@ -1,0 +1,454 @@
+"""Compile one composed role into a `RoleBundle`.
+
+Static content (literal text, templates that use no state, fragments,
+constraint sets without runtime conditions, output instructions) is rendered
+and counted here, once. Templates that use state are checked (syntax, filters,
+undeclared variables, sandbox rules) and kept as Jinja source, with a fast plan
+when they are pure substitutions. Stability and message roles are inferred:
+the leading run of stable sections is the cacheable prefix and goes to the
+system message unless a section says otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import __version__
+from ..compose.budgets import effective_budget
+from ..compose.constraints import compile_rules
+from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text
+from ..compose.contracts import compile_contract, native_fallback
+from ..compose.model import (
+    ITEM_SOURCES,
+    MAX_SECTIONS,
+    Fragment,
+    OutputContract,
+    SectionDef,
+    Template,
+    too_many_sections,
+    valid_schema,
+)
+from ..compose.placement import infer_messages
+from ..compose.resolve import ComposedRole, Index
+from ..core.diagnostics import Diagnostic, Position
+from ..core.errors import PromptmillError, RenderError
+from ..core.suggest import did_you_mean, suggest
+from ..lints.budgetlint import static_over_budget
+from ..lints.cachelint import cache_lint
+from ..lints.condlint import lint_conditions
+from ..lints.inputlint import unused_inputs
+from ..lints.jinjacheck import check_template, render_static
+from ..lints.keylint import Binding, item_binding, order_key_diagnostics, undeclared_keys
+from ..lints.literallint import literal_jinja
+from ..lints.markuplint import markup_diagnostics
+from ..runtime import conditions
+from ..runtime.bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
+from ..runtime.counting import Counter
+from ..runtime.fill import assemble_rules, strip_text
+from ..runtime.plans import build_plan
+from ..runtime.tokenizers import get_tokenizer
+from ..runtime.tooldecl import normalize as normalize_tool
+from ..source.project import USER_RULES_SOURCE, Project
+
+DEFAULT_SEPARATOR = "\n\n"
+DEFAULT_PRIORITY = 50
+CONTEXT_PRIORITY = 1000
+DEFAULT_TEMPLATES = {
+    "history": "{{ turn.role }}: {{ turn.content }}",
+    "tools": "- {{ tool.name }}: {{ tool.description }}\n  parameters: {{ tool.parameters | to_json }}",
+}
+
+
+@dataclass
+class _Ctx:
+    composed: ComposedRole
+    index: Index
+    counter: Counter
+    declared: dict[str, Any]
+    cond_ctx: dict[str, Any]
+    used_inputs: set[str] = field(default_factory=set)
+    sources: set[tuple[str, str]] = field(default_factory=set)
+    lazy_paths: list[tuple[str, ...]] = field(default_factory=list)
+    diags: list[Diagnostic] = field(default_factory=list)
+    source_ids: dict[str, str] = field(default_factory=dict)  # display path -> stable source id
+
+    def use(self, template: Template) -> None:
+        self.sources.add((template.source_file, template.doc.sha256))
+
+
+def _origin(ctx: _Ctx, s: SectionDef) -> Origin:
+    """Where a section was written, by project-relative source id (bundles must not
+    depend on the current folder)."""
+    p = s.pos("id")
+    return Origin(ctx.source_ids.get(s.doc.file, p.file), p.line, p.col, str(s.doc.data.get("id", "")))
+
+
+def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
+    """Check that the state path of an each/history/tools section is a list in the inputs."""
+    path = tuple(s.get(key).split("."))
+    ctx.used_inputs.add(path[0])
+    node: Any = {"properties": ctx.declared}
+    for part in path:
+        props = node.get("properties") if isinstance(node, dict) else None
+        if not isinstance(props, dict) or part not in props:
+            close = suggest(part, list(props or {}))
+            ctx.diags.append(
+                Diagnostic.at(
+                    s.pos(key),
+                    "PM407",
+                    f"section '{s.id}': '{key}: {s.get(key)}' is not declared in the role's inputs",
+                    hint=did_you_mean([close]) if close else "declare it under inputs.properties as an array",
+                )
+            )
+            return False
+        node = props[part]
+    if not isinstance(node, dict) or (node.get("type") != "array" and "items" not in node):
+        ctx.diags.append(
+            Diagnostic.at(s.pos(key), "PM407", f"section '{s.id}': '{s.get(key)}' must be declared with type: array")
+        )
+        return False
+    if isinstance(node.get("items"), dict):
+        ctx.lazy_paths.append(path)
+    return True
+
+
+def _check(
+    ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = (), item: Binding | None = None
+) -> tuple[bool, bool]:
+    """Check a template: (ok, static); `item` describes the item variable `extra[0]`."""
+    locate = lambda line, col: s.doc.text_pos(s.path + ("template",), line, col)  # noqa: E731
+    info, diags = check_template(source, locate, what=f"section '{s.id}'")
+    ctx.diags.extend(diags)
+    if info is None:
+        return False, False  # it does not parse: check_template said why
+    ok = not any(d.severity == "error" for d in diags)
+    for name in sorted(info.variables):
+        if name in extra:
+            continue
+        if name in ctx.declared:
+            ctx.used_inputs.add(name)
+            continue
+        close = suggest(name, list(ctx.declared) + list(extra))
+        ctx.diags.append(
+            Diagnostic.at(
+                _name_pos(s, source, name),
+                "PM403",
+                f"section '{s.id}' uses '{name}', which the role's inputs do not declare",
+                hint=did_you_mean([close]) if close else f"declare it under inputs.properties.{name}",
+            )
+        )
+        ok = False
+    bindings = {n: Binding(ctx.declared[n], n) for n in info.variables if n in ctx.declared and n not in extra}
+    if item is not None:
+        bindings[extra[0]] = item
+    ctx.diags.extend(markup_diagnostics(source, locate, what=f"section '{s.id}'", bindings=bindings))
+    keys = undeclared_keys(source, locate, bindings, what=f"section '{s.id}'", tree=info.tree)
+    ctx.diags.extend(keys)
+    ok = ok and not any(d.severity == "error" for d in keys)
+    return ok, info.static and not (set(info.variables) & set(extra))
+
+
+def _name_pos(s: SectionDef, source: str, name: str) -> Position:
+    """File position of the first use of variable `name` inside a section's template."""
+    match = re.search(rf"(?<![\w.]){re.escape(name)}\b", source)
+    if match is None or "template" not in s.data:
+        return s.pos("template") if "template" in s.data else s.pos("id")
+    before = source[: match.start()]
+    line = before.count("\n") + 1
+    col = match.start() - (before.rfind("\n") + 1) + 1
+    return s.doc.text_pos(s.path + ("template",), line, col)
+
+
+def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | None:
+    """Compile one body section (None when it contributes nothing or has errors)."""
+    data = s.data
+    source = s.source
+    title = data.get("title")
+    base: dict[str, Any] = dict(
+        id=s.id,
+        priority=data.get("priority", DEFAULT_PRIORITY),
+        title=title,
+        title_tokens=ctx.counter.count(title + "\n") if title else 0,
+        origin=_origin(ctx, s),
+    )
+    when = data.get("when")
+    if when is not None:
+        for _, path in conditions.paths(when):
+            if path.startswith("state."):
+                ctx.used_inputs.add(path.split(".")[1])
+        decided = conditions.partial(when, ctx.cond_ctx)
+        if decided is False:
+            return None
+        when = None if decided is True else decided
+    base["when"] = when
+    if "truncate" in data:
+        base["truncate_keep"] = data["truncate"].get("keep", "head")
+        base["truncate_marker"] = data["truncate"].get("marker", "[…truncated]")
+    static_text: str | None = None
+    kind = "static"
+    if source == "text":
+        static_text = strip_text(data["text"])
+    elif source == "template":
+        ok, static = _check(ctx, s, data["template"])
+        if not ok:
+            return None
+        if static:
+            try:
+                static_text = strip_text(render_static(data["template"]))
+            except (RenderError, PromptmillError) as exc:
+                ctx.diags.append(Diagnostic.at(s.pos("template"), "PM406", f"section '{s.id}': {exc.message}"))
+                return None
+        else:
+            kind = "template"
+            base.update(template=data["template"], plan=build_plan(data["template"]))
+    elif source in ITEM_SOURCES:
+        kind = source
+        item_name = data.get("as", {"each": "item", "history": "turn", "tools": "tool"}[source])
+        template = data.get("template", DEFAULT_TEMPLATES.get(source, ""))
+        if source in data and not _array_schema(ctx, s, source):
+            return None
+        item = item_binding(ctx.declared, data["each"]) if source == "each" else None
+        ok, _ = _check(ctx, s, template, extra=(item_name,), item=item)
+        if not ok:
+            return None
+        order_by = data.get("order_by")
+        if isinstance(order_by, str):
+            order_by = {"key": order_by}
+        if order_by and item is not None:
+            ctx.diags.extend(order_key_diagnostics(s, item, order_by["key"]))
+        base.update(
+            template=template,
+            plan=build_plan(template),
+            path=tuple(data[source].split(".")) if source in data else (),
+            declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
+            item_name=item_name,
+            item_separator=data.get("item_separator", "\n"),
+            order_by=tuple(order_by["key"].split(".")) if order_by else (),
+            order_desc=(order_by or {}).get("order", "desc") == "desc",
+            keep=data.get("keep", "last" if source == "history" else "first"),
+            step=data.get("step", 1),
+        )
+    elif source == "constraints":
+        compiled = compile_rules(s, ctx.index, ctx.cond_ctx, ctx.use, ctx.diags)
+        if compiled is None:
+            return None
+        lines, runtime, used = compiled
+        ctx.used_inputs.update(used)
+        if runtime:
+            kind = "rules"
+            base["rules"] = lines
+        else:
+            static_text = assemble_rules(lines, [True] * len(lines))
+    elif source == "output":
+        if contract_text is None:
+            ctx.diags.append(
+                Diagnostic.at(
+                    s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract"
+                )
+            )
+            return None
+        static_text = contract_text
+    elif source == "fragment":
+        frag = ctx.index.get("fragment", data["fragment"])
+        if not isinstance(frag, Fragment):
+            close = suggest(data["fragment"], ctx.index.ids("fragment"))
+            ctx.diags.append(
+                Diagnostic.at(
+                    s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=did_you_mean([close]) if close else None
+                )
+            )
+            return None
+        ctx.use(frag)
+        wrap = data.get("wrap", frag.get("wrap", True))
+        bad_tag = tag_diagnostic(frag, s.pos("fragment")) if wrap else None
+        if bad_tag is not None:
+            ctx.diags.append(bad_tag)
+            return None
+        static_text = wrapped_text(frag, wrap)
+        base["fragment"] = frag.id
+        base["context"] = {"position": "section", "layer": None, "by": f"section:{s.id}"}
+    if kind == "static":
+        if not static_text:
+            return None
+        # the body only: the fitter places the title line itself (title_tokens)
+        base.update(text=static_text, tokens=ctx.counter.count(static_text))
+    # provider conditions do not change between the turns of a conversation
+    dynamic = (kind != "static" and source in data) or (
+        when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when))
+    )
+    declared = data.get("stability")
+    if declared == "stable" and dynamic:
+        ctx.diags.append(
+            Diagnostic.at(s.pos("stability"), "PM201", f"section '{s.id}' depends on the render state and cannot be declared stable")
+        )
+    stability = declared or ("dynamic" if dynamic else "stable")
+    fixed = (kind == "static" or not dynamic) and when is None  # stable content is never trimmed by default
+    trim = data.get("trim") or ("never" if fixed else "items" if kind in ITEM_SOURCES else "drop")
+    return Section(kind=kind, trim=trim, message=data.get("message", ""), stability=stability, **base)
+
+
+def _context_section(ctx: _Ctx, entry: ContextEntry, taken: set[str]) -> Section:
+    ctx.use(entry.fragment)
+    if entry.when is not None:  # an injection rule's condition reads the state too
+        ctx.used_inputs.update(path.split(".")[1] for _, path in conditions.paths(entry.when) if path.startswith("state."))
+    text = wrapped_text(entry.fragment, entry.wrap)
+    p = entry.where or entry.fragment.pos("id")  # where it was placed: the rule or the role's context
+    sid = base_id = f"context:{entry.position}:{entry.fragment.id}"
+    n = 1
+    while sid in taken:  # the same fragment placed here again under another condition
+        n += 1
+        sid = f"{base_id}#{n}"
+    taken.add(sid)
+    return Section(
+        id=sid,
+        kind="static",
+        priority=CONTEXT_PRIORITY,
+        trim="never",
+        message="system" if entry.position == "system" else "",
+        stability="stable" if entry.when is None else "dynamic",
+        text=text,
+        tokens=ctx.counter.count(text),
+        when=entry.when,
+        fragment=entry.fragment.id,
+        context={"position": entry.position, "layer": entry.layer, "by": entry.declared_by}
+        | ({"yields_to": list(entry.yields_to)} if entry.yields_to else {}),
+        origin=Origin(ctx.source_ids.get(p.file, p.file), p.line, p.col, entry.declared_by),
+    )
+
+
+def tokenizer_identity(name: str, project: Project) -> str:
+    """What a role's counts depend on: the tokenizer name, or a tokenizer file's content."""
+    if not name.startswith("hf:"):
+        return name
+    path = project.root / name[3:]
+    try:
+        return "hf:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return name
+
+
+def source_hash(sources: list[tuple[str, str]], tokenizer: str) -> str:
+    blob = json.dumps([__version__, FORMAT_VERSION, tokenizer, sorted(sources)], separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def compile_role(composed: ComposedRole, index: Index, project: Project) -> tuple[RoleBundle | None, list[Diagnostic]]:
+    """The bundle of a composed role, or None with the reasons."""
+    role = composed.role
+    if composed.inputs and not valid_schema(composed.inputs):
+        return None, []  # PM701 is reported where the inputs are written; the checks below rely on them
+    count = len(composed.sections) + len(composed.context)
+    if count > MAX_SECTIONS:  # bounded work below: one role, at most MAX_SECTIONS sections
+        return None, [too_many_sections(role.pos("id"), role.id, count, "composes")]
+    budget, tokenizer_name, _info, diags = effective_budget(composed, project)
+    try:
+        counter = Counter(get_tokenizer(tokenizer_name, base_dir=project.root))
+    except PromptmillError as exc:
+        where = role.pos("budget", "tokenizer") if "tokenizer" in (role.get("budget") or {}) else role.pos("id")
+        return None, diags + [Diagnostic.at(where, "PM502", exc.message, hint=exc.hint)]
+    model = composed.setting("model", project.config.get("model"))
+    declared = (composed.inputs or {}).get("properties", {})
+    ctx = _Ctx(composed, index, counter, declared, composed.facts, diags=diags)
+    diags.extend(lint_conditions(composed, index))
+    ctx.source_ids = {t.doc.file: t.source_file for t in (*composed.chain, *(e.fragment for e in composed.context))}
+    if project.config_doc is not None:
+        ctx.source_ids[project.config_doc.file] = "promptmill.yaml"
+    if project.user_doc is not None:
+        ctx.source_ids[project.user_doc.file] = USER_RULES_SOURCE
+    for r in composed.chain:
+        ctx.use(r)
+    if project.config_doc is not None:
+        ctx.sources.add(("promptmill.yaml", project.config_doc.sha256))
+    if project.user_doc is not None:  # its rules may reach every role (conditions decide at run time)
+        ctx.sources.add((USER_RULES_SOURCE, project.user_doc.sha256))
+
+    contract = None
+    contract_text = None
+    out_id = composed.setting("output")
+    if out_id is not None:
+        found = index.get("output", out_id)
+        if not isinstance(found, OutputContract):
+            setter = composed.settings["output"][1]
+            close = suggest(out_id, index.ids("output"))
+            diags.append(
+                Diagnostic.at(
+                    setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=did_you_mean([close]) if close else None
+                )
+            )
+        else:
+            ctx.use(found)
+            contract, cdiags = compile_contract(found)
+            diags.extend(cdiags)
+            contract_text = contract.instructions
+            for check in contract.checks:
+                src = check.get("from", "")
+                if src.startswith("state."):
+                    ctx.used_inputs.add(src.split(".")[1])
+
+    before = [e for e in composed.context if e.position in ("system", "before")]
+    system = [e for e in before if e.position == "system"]
+    pre = [e for e in before if e.position == "before"]
+    post = [e for e in composed.context if e.position == "after"]
+    taken: set[str] = set()
+    sections: list[Section] = [_context_section(ctx, e, taken) for e in system + pre]
+    body_start = len(sections)
+    for s in composed.sections:
+        ctx.diags.extend(literal_jinja(s))
+        compiled = _section(ctx, s, contract_text)
+        if compiled is not None:
+            sections.append(compiled)
+        if s.source == "output" and contract is not None and contract.style == "native" and isinstance(found, OutputContract):
+            sections.append(native_fallback(found, contract, ctx.counter, _origin(ctx, s), s.id, s.get("when")))
+    body_end = len(sections)
+    sections += [_context_section(ctx, e, taken) for e in post]
+    sections = infer_messages(sections, body_start, body_end)
+
+    if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
+        diags.append(
+            Diagnostic.at(
+                role.pos("id"),
+                "PM702",
+                f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions",
+            )
+        )
+    diags.extend(cache_lint(sections, role.pos("id")))
+    if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
+        diags.extend(static_over_budget(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role.pos("id")))
+    if not role.abstract:
+        ctx.diags.extend(unused_inputs(composed, ctx.declared, ctx.used_inputs))
+    if not counter.tokenizer.exact:
+        diags.append(
+            Diagnostic.at(
+                role.pos("id"),
+                "PM505",
+                f"role '{role.id}' counts tokens with '{tokenizer_name}', an approximation: budgets are estimates",
+                hint="name a real tokenizer (o200k_base, cl100k_base, hf:PATH) or a model",
+            )
+        )
+    if any(d.severity == "error" for d in diags):
+        return None, diags
+    sources = sorted(ctx.sources)
+    bundle = RoleBundle(
+        id=role.id,
+        description=role.get("description", ""),
+        category=composed.setting("category", ""),
+        model=model,
+        provider=composed.setting("provider", project.config.get("provider", "text")),
+        tokenizer=tokenizer_name,
+        budget=budget,
+        separator=composed.setting("separator", DEFAULT_SEPARATOR),
+        tool_mode=composed.setting("tool_mode", "inline"),
+        cache=composed.setting("cache", True),
+        inputs=composed.inputs,
+        sections=tuple(sections),
+        output=contract,
+        lazy_paths=tuple(ctx.lazy_paths),
+        events=tuple(composed.events),
+        sources=tuple(SourceRef(f, h) for f, h in sources),
+        source_hash=source_hash(sources, tokenizer_identity(tokenizer_name, project)),
+    )
+    return bundle, diags

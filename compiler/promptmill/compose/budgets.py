@@ -1,0 +1,133 @@
+"""Effective budget and tokenizer of a composed role, with where each value came from.
+
+Levels, outermost first: promptmill's default, the project (promptmill.yaml),
+then each role of the extends chain root-first, then (at render time) the
+caller. Each level may lower `max_tokens` but never raise what the level above
+allows, and the model's context window caps them all. `reserve` and `margin`
+take the innermost value given. The tokenizer is the innermost
+`budget.tokenizer`, else the model's, else the project's, else o200k_base.
+"""
+
+from __future__ import annotations
+
+from ..core.diagnostics import Diagnostic
+from ..runtime.bundle import Budget
+from ..runtime.tokenizers import DEFAULT_TOKENIZER, ModelInfo, resolve_model
+from ..source.project import DEFAULT_BUDGET, Project
+from .model import Role
+from .resolve import ComposedRole
+
+
+def _where(role: Role, *path: str | int) -> str:
+    p = role.pos(*path)
+    return f"role {role.id} ({role.source_file}:{p.line}:{p.col})"
+
+
+def effective_budget(
+    composed: ComposedRole, project: Project
+) -> tuple[Budget, str, ModelInfo | None, list[Diagnostic]]:
+    """(Budget, tokenizer name, model info, diagnostics) for a composed role."""
+    diags: list[Diagnostic] = []
+    origins: dict[str, str] = {}
+    model = composed.setting("model", project.config.get("model"))
+    info = resolve_model(model) if model else None
+
+    max_tokens = DEFAULT_BUDGET["max_tokens"]
+    reserve = DEFAULT_BUDGET["reserve"]
+    margin: float | None = None
+    origins["max_tokens"] = origins["reserve"] = "promptmill default"
+    capped_by: str | None = None
+
+    cfg = project.config.get("budget") or {}
+    doc = project.config_doc
+    if cfg:
+        def where(key: str) -> str:
+            if doc is None:
+                return "project"
+            p = doc.pos(("budget", key))
+            return f"project (promptmill.yaml:{p.line}:{p.col})"
+
+        if "max_tokens" in cfg:
+            max_tokens = cfg["max_tokens"]
+            origins["max_tokens"] = capped_by = where("max_tokens")
+        if "reserve" in cfg:
+            reserve, origins["reserve"] = cfg["reserve"], where("reserve")
+        if "margin" in cfg:
+            margin, origins["margin"] = cfg["margin"], where("margin")
+
+    window = info.context_window if info else None
+    setter = None  # the role whose max_tokens is in force (None: project or default)
+    for own, role in composed.budgets:
+        if "max_tokens" in own:
+            asked = own["max_tokens"]
+            if capped_by is not None and asked > max_tokens:
+                using = f"{window}, the context window of {model}" if window is not None and window < max_tokens else max_tokens
+                diags.append(
+                    Diagnostic.at(
+                        role.pos("budget", "max_tokens"),
+                        "PM504",
+                        f"role '{role.id}' asks for max_tokens {asked}, but {capped_by} allows {max_tokens}; "
+                        f"using {using}",
+                        hint="a role can lower its parent's budget, never raise it",
+                    )
+                )
+            else:
+                max_tokens, setter = asked, role
+                origins["max_tokens"] = _where(role, "budget", "max_tokens")
+            capped_by = origins["max_tokens"]
+        if "reserve" in own:
+            reserve, origins["reserve"] = own["reserve"], _where(role, "budget", "reserve")
+        if "margin" in own:
+            margin, origins["margin"] = own["margin"], _where(role, "budget", "margin")
+
+    if window is not None:
+        origins["context_window"] = f"model {model}"
+        if max_tokens > window:
+            if setter is not None:  # a project-wide default above the window is capped silently
+                diags.append(
+                    Diagnostic.at(
+                        setter.pos("budget", "max_tokens"),
+                        "PM504",
+                        f"role '{setter.id}' asks for max_tokens {max_tokens}, more than the context window of "
+                        f"{model} ({window}); using {window}",
+                        hint="a budget can never exceed the model's context window",
+                    )
+                )
+            max_tokens = window
+            origins["max_tokens"] = f"context window of {model}"
+    if reserve >= max_tokens:
+        role = composed.role
+        diags.append(
+            Diagnostic.at(
+                role.pos("budget", "reserve") if "budget" in role.data else role.pos("id"),
+                "PM503",
+                f"reserve ({reserve}, from {origins['reserve']}) must be below max_tokens ({max_tokens}, from {origins['max_tokens']})",
+            )
+        )
+
+    tokenizer: str | None = None
+    for own, role in reversed(composed.budgets):
+        if "tokenizer" in own:
+            tokenizer = own["tokenizer"]
+            origins["tokenizer"] = _where(role, "budget", "tokenizer")
+            break
+    if tokenizer is None and info is not None:
+        tokenizer, origins["tokenizer"] = info.tokenizer, f"model {model}"
+    if tokenizer is None:
+        key = ("budget", "tokenizer") if cfg.get("tokenizer") else ("tokenizer",)
+        tokenizer = cfg.get("tokenizer") or project.config.get("tokenizer")
+        if tokenizer:
+            origins["tokenizer"] = f"project (promptmill.yaml:{doc.pos(key).line})" if doc else "project"
+    if tokenizer is None:
+        tokenizer, origins["tokenizer"] = DEFAULT_TOKENIZER, "promptmill default"
+    if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:
+        role = composed.role
+        diags.append(
+            Diagnostic.at(
+                role.pos("model") if "model" in role.data else role.pos("id"),
+                "PM502",
+                f"unknown model '{model}': cannot tell its tokenizer or context window",
+                hint="name the tokenizer in budget.tokenizer (o200k_base, cl100k_base, approx, hf:PATH)",
+            )
+        )
+    return Budget(max_tokens, reserve, margin, window, origins), tokenizer, info, diags

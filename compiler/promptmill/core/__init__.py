@@ -1,0 +1,1 @@
+"""Definitions every stage shares: error types, diagnostics and the code catalog."""

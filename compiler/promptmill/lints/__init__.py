@@ -1,0 +1,1 @@
+"""Lint passes over composed roles and their templates; each returns diagnostics."""

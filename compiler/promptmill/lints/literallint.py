@@ -1,0 +1,51 @@
+"""PM410: Jinja syntax in text that is sent as written (a section's `title` or `text`).
+
+A section's `title` and its `text` are literal: `title: "Diff ({{ diff.lines }} lines):"`
+reaches the model with its braces, and nothing fails. This check warns where such a
+value holds `{{ ... }}` or `{% ... %}`. It is a warning, not an error: a prompt may
+show Jinja to the model on purpose.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..compose.model import SectionDef
+from ..core.diagnostics import Diagnostic
+
+__all__ = ["literal_jinja"]
+
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+_SHOWN = 40
+_HINTS = {
+    "title": "print the value in the section's `template` instead",
+    "text": "use `template:` to fill it from the state (keep `text:` if the braces are meant for the model)",
+}
+
+
+def literal_jinja(s: SectionDef) -> list[Diagnostic]:
+    """PM410 warnings for Jinja syntax in the section's `title` and `text`."""
+    out = []
+    for key in ("title", "text"):
+        value = s.data.get(key)
+        if not isinstance(value, str):
+            continue
+        match = _JINJA.search(value)
+        if match is None:
+            continue
+        before = value[: match.start()]
+        line = before.count("\n") + 1
+        col = match.start() - (before.rfind("\n") + 1) + 1
+        shown = match.group()
+        if len(shown) > _SHOWN:
+            shown = shown[: _SHOWN - 3] + "..."
+        out.append(
+            Diagnostic.at(
+                s.doc.text_pos(s.path + (key,), line, col),
+                "PM410",
+                f"section '{s.id}': its `{key}` holds Jinja syntax '{shown}', but `{key}:` is sent as written, "
+                "never filled from the state",
+                hint=_HINTS[key],
+            )
+        )
+    return out

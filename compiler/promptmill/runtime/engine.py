@@ -1,0 +1,327 @@
+"""The runtime: load a build once, render roles many times.
+
+    rt = promptmill.load("build")
+    req = rt.render("executor", state, budget=8000)
+
+`Runtime.load` reads the manifest and every bundle once (and the Hugging Face
+tokenizer files a build ships), checking each bundle's SHA-256 against the
+manifest, so a corrupt or half-written build is refused with a clear error.
+When a compile replaces the build while it reads, it starts again from the
+new manifest (up to 5 times), so it returns one consistent build. Roles are
+prepared (templates compiled, validators built) on first use. A `Runtime` is safe to share between threads: rendering keeps
+all per-call state local, and shared caches are bounded.
+
+This module imports no YAML loader, no template checks and no file walking.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import math
+import os
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import (
+    BudgetError,
+    BuildError,
+    ConfigError,
+    PromptmillError,
+    StateError,
+    UnknownRoleError,
+)
+from ..core.suggest import ID_CUTOFF, did_you_mean, nearest
+from . import conditions, tooldecl
+from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
+from .counting import CountCache, Counter
+from .fill import PreparedRole, make_candidate, unique_tool_names
+from .fit import Fitter
+from .itemmemo import ItemMemo
+from .request import PromptRequest
+from .schema.validate import Validator
+from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
+from .summarize import summarize
+from .tokenizers import get_tokenizer
+from .wire import Wire, get_wire
+
+LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
+CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
+EVENTS = ("start", "continue")
+
+
+def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise BuildError(f"cannot read {what} {path}: {exc.strerror}") from exc
+    if expected_sha is not None and hashlib.sha256(raw).hexdigest() != expected_sha:
+        raise BuildError(
+            f"{what} {path} does not match the hash in manifest.json (corrupted or edited by hand)",
+            hint="recompile: promptmill compile",
+        )
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BuildError(f"{what} {path} is not valid JSON: {exc}", hint="recompile: promptmill compile") from exc
+    except RecursionError:  # no build promptmill writes nests this deep
+        raise BuildError(f"{what} {path} is nested too deeply to be a promptmill build", hint="recompile: promptmill compile") from None
+
+
+def _require_content(role: str, req: PromptRequest, limit: int) -> None:
+    """PM830 when the budget dropped every section: an empty prompt is never what was meant,
+    and no provider should get one (OpenAI would take `messages: []` without a word)."""
+    if any(s.present for s in req.sections):
+        return
+    dropped = [s.id for s in req.sections if s.status == "dropped"]
+    if dropped:
+        raise BudgetError(
+            f"role '{role}': the budget of {limit} tokens holds no section; dropped: {', '.join(dropped)}",
+            code="PM830",
+            hint="raise the budget (render(..., budget=N) or budget.max_tokens), or shorten what the state sends",
+        )
+
+
+def _validate(validator: Validator, role: str, state: Mapping[str, Any]) -> None:
+    """Check `state` against the inputs schema; PM810 with every problem, PM812 when too deep to check."""
+    try:
+        if validator.is_valid(state):
+            return
+        errors = validator.errors(state)
+    except RecursionError:  # lists checked lazily skip the depth check of check_state_data
+        raise StateError(role, [("state", "is nested too deeply to check against the inputs schema")], code="PM812") from None
+    raise StateError(role, errors)
+
+
+class Runtime:
+    """A loaded build. Create with `promptmill.load(build_dir)`."""
+
+    def __init__(
+        self,
+        bundles: Mapping[str, RoleBundle],
+        *,
+        base_dir: Path | None = None,
+        manifest: Manifest | None = None,
+        cache_chars: int = CACHE_CHARS,
+        abstract: Iterable[str] = (),
+    ):
+        if isinstance(cache_chars, bool) or not isinstance(cache_chars, int) or cache_chars < 0:
+            raise ConfigError(f"cache_chars must be a whole number of characters, 0 or more; got {cache_chars!r}", code="PM010")
+        self._bundles = dict(bundles)
+        self._abstract = frozenset(manifest.abstract if manifest is not None else abstract)
+        self.base_dir = base_dir
+        self.manifest = manifest
+        self.cache_chars = cache_chars
+        self._prepared: dict[str, PreparedRole] = {}
+        self._counters: dict[str, Counter] = {}
+        self._memo = ItemMemo(cache_chars)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, build_dir: str | os.PathLike[str] = "build", *, cache_chars: int = CACHE_CHARS) -> Runtime:
+        """Read `build_dir/manifest.json` and every bundle it lists.
+
+        `cache_chars` bounds the token-count cache of each tokenizer and the
+        memo of checked, rendered list items (`promptmill.runtime.itemmemo`), each in
+        characters of cached text; memory stays within about twice that.
+        """
+        root = Path(build_dir)
+        manifest_path = root / "manifest.json"
+        for attempt in range(LOAD_ATTEMPTS):
+            if not manifest_path.is_file():
+                raise BuildError(
+                    f"no build at {root}: {manifest_path} does not exist",
+                    hint="compile your prompts first: promptmill compile",
+                )
+            try:
+                manifest = manifest_from_dict(_read_json(manifest_path, None, "manifest"), str(manifest_path))
+                bundles = {}
+                for role_id, entry in manifest.roles.items():
+                    data = _read_json(root / entry.file, entry.sha256, f"bundle of role '{role_id}'")
+                    bundle = role_from_dict(data, str(root / entry.file))
+                    if bundle.id != role_id:
+                        raise BuildError(f"{root / entry.file}: holds role '{bundle.id}', manifest says '{role_id}'")
+                    bundles[role_id] = bundle
+                runtime = cls(bundles, base_dir=root, manifest=manifest, cache_chars=cache_chars)
+                runtime._load_shipped_tokenizers()
+                return runtime
+            except FileNotFoundError as exc:
+                # A compile replaced the build between reading the manifest and a
+                # bundle: read the new manifest.
+                if attempt == LOAD_ATTEMPTS - 1:
+                    raise BuildError(
+                        f"build at {root} is incomplete: {exc.filename} is missing", hint="recompile: promptmill compile"
+                    ) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _load_shipped_tokenizers(self) -> None:
+        """Read the build's Hugging Face tokenizer files now, with the bundles: a
+        later compile may remove them (FileNotFoundError makes `load` retry)."""
+        for name in sorted({b.tokenizer for b in self._bundles.values() if b.tokenizer.startswith("hf:")}):
+            path = Path(name[3:])
+            path = path if path.is_absolute() or self.base_dir is None else self.base_dir / path
+            if not path.is_file():
+                raise FileNotFoundError(errno.ENOENT, "tokenizer file missing", str(path))
+            self.counter(name)
+
+    @property
+    def roles(self) -> list[str]:
+        return sorted(self._bundles)
+
+    def bundle(self, role: str) -> RoleBundle:
+        found = self._bundles.get(role)
+        if found is None and role in self._abstract:
+            raise UnknownRoleError(
+                f"role '{role}' is abstract: other roles extend it, it is never rendered itself",
+                code="PM802",
+                hint=_abstract_hint(role, self.roles),
+            )
+        if found is None:
+            close = nearest(role, self._bundles, n=3, cutoff=ID_CUTOFF)
+            raise UnknownRoleError(
+                f"no role '{role}' in this build",
+                code="PM802",
+                hint=_role_hint(close, self.roles),
+            )
+        return found
+
+    def counter(self, tokenizer: str) -> Counter:
+        counter = self._counters.get(tokenizer)
+        if counter is None:
+            with self._lock:
+                counter = self._counters.get(tokenizer)
+                if counter is None:
+                    counter = Counter(get_tokenizer(tokenizer, base_dir=self.base_dir), CountCache(self.cache_chars))
+                    self._counters[tokenizer] = counter
+        return counter
+
+    def prepared(self, role: str) -> PreparedRole:
+        prepared = self._prepared.get(role)
+        if prepared is None:
+            bundle = self.bundle(role)
+            counter = self.counter(bundle.tokenizer)
+            with self._lock:
+                prepared = self._prepared.get(role)
+                if prepared is None:
+                    prepared = PreparedRole.prepare(bundle, counter, self._memo)
+                    self._prepared[role] = prepared
+        return prepared
+
+    def render(
+        self,
+        role: str,
+        state: Mapping[str, Any] | None = None,
+        *,
+        budget: int | None = None,
+        provider: str | None = None,
+        event: str = "start",
+        validate: bool = True,
+    ) -> PromptRequest:
+        """Fill `role` with `state` and fit it to the budget.
+
+        `budget` caps the tokens the prompt may use (it can lower, never raise,
+        the role's `max_tokens - reserve`). `provider` picks the wire format the
+        budget is counted on (default: the role's). `event` is `start` or
+        `continue` (for injection rules). With `validate=False` the state is not
+        checked against the role's inputs schema.
+        """
+        prepared = self.prepared(role)
+        bundle = prepared.bundle
+        wire = get_wire(bundle.provider if provider is None else provider)
+        if event not in EVENTS:
+            raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")
+        state = {} if state is None else state
+        try:
+            if not isinstance(state, Mapping):
+                raise StateError(role, [("state", f"must be a mapping, got {type(state).__name__}")])
+            if type(state) is not dict:
+                state = dict(state)  # any Mapping at the top (inside, values are JSON data: dicts and lists)
+            limit, origins, margin_tokens = self._budget(bundle, wire, budget)
+            if validate:
+                check_state_data(state, bundle.lazy_paths)
+                if prepared.validator is not None:
+                    _validate(prepared.validator, role, state)
+            ctx = prepared.context(state)
+            cond_ctx = {
+                "state": state,
+                "role": {"id": bundle.id, "category": bundle.category},
+                "model": bundle.model,
+                "provider": wire.name,
+                "event": event,
+            }
+            cands = []
+            skipped = []
+            try:
+                for index, spec in enumerate(bundle.sections):
+                    if spec.when is not None and not conditions.evaluate(spec.when, cond_ctx):
+                        skipped.append(spec)
+                        continue
+                    cands.append(make_candidate(prepared, spec, index, state, ctx, cond_ctx, validate))
+            except conditions.ConditionTimeout as exc:  # name the section whose condition it is
+                raise conditions.ConditionTimeout(f"role '{role}', section '{spec.id}': {exc.message}", hint=exc.hint) from None
+            if any(c.spec.kind == "tools" for c in cands):
+                unique_tool_names(cands, self._reserved_tools(bundle, wire.name))
+            result = Fitter(prepared, wire, limit, ctx).fit(cands)
+        except StateError as exc:
+            if exc.role:
+                raise
+            raise StateError(role, exc.errors, code=exc.code) from None
+        req = summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        _require_content(role, req, limit)
+        return req
+
+    @staticmethod
+    def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:
+        """Tool names the output contract takes: its return tool, where it is sent natively
+        or (return_call) where the prompt tells the model to call it."""
+        contract = bundle.output
+        if contract is None or contract.style not in ("return_call", "native"):
+            return {}
+        names = [t["name"] for t in tooldecl.extra_tools(contract, wire, bundle.tool_mode)]
+        if contract.style == "return_call":
+            names.append(tooldecl.return_tool(contract)["name"])
+        return {name: f"the return tool of output contract '{contract.id}'" for name in names}
+
+    def _budget(self, bundle: RoleBundle, wire: Wire, budget: int | None) -> tuple[int, dict[str, str], int]:
+        b = bundle.budget
+        origins = dict(b.origins)
+        margin = b.margin if b.margin is not None else wire.default_margin
+        if b.margin is None and wire.default_margin:
+            origins["margin"] = f"provider {wire.name} default (counts are estimates)"
+        room = b.max_tokens - b.reserve
+        if budget is not None:
+            if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+                raise BudgetError(f"budget must be a positive integer, got {budget!r}", code="PM831")
+            if budget < room:
+                origins["budget"] = f"render-time budget {budget}"
+                room = budget
+            else:
+                origins["budget"] = f"render-time budget {budget}, capped at the role's {room}"
+        # the margin holds back part of whichever budget applies: counts on this wire are estimates
+        margin_tokens = math.ceil(room * margin)
+        return room - margin_tokens, origins, margin_tokens
+
+
+def _abstract_hint(role: str, roles: list[str]) -> str:
+    """The hint of PM802 for an abstract role: the roles that can be rendered."""
+    if not roles:
+        return f"the build holds no roles yet: add one with `extends: {role}` and compile"
+    return "render one of the roles: " + _role_list(roles)
+
+
+def _role_hint(close: list[str], roles: list[str]) -> str:
+    """The hint of PM802: the nearest role ids, else the roles there are (or that there are none)."""
+    if close:
+        return did_you_mean(close)
+    if not roles:
+        return "the build holds no roles: add a `kind: role` template (abstract roles are not built) and compile"
+    return "roles: " + _role_list(roles)
+
+
+def _role_list(roles: list[str], shown: int = 20) -> str:
+    return ", ".join(roles[:shown]) + (", ..." if len(roles) > shown else "")

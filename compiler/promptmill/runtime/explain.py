@@ -1,0 +1,59 @@
+"""Human-readable account of a render: what was kept and trimmed, and why."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+    from .request import PromptRequest, RenderedSection
+
+
+
+def _items(s: RenderedSection) -> str:
+    if s.items_total is None:
+        return ""
+    dropped = s.items_total - len(s.items_kept)
+    if not dropped:
+        return f"{s.items_total} items"
+    uncounted = s.items_total - s.items_counted
+    extra = f", {uncounted} never rendered" if uncounted > 0 else ""
+    return f"{len(s.items_kept)} of {s.items_total} items ({dropped} dropped{extra})"
+
+
+def report(req: PromptRequest) -> str:
+    """A human-readable account of a render: each section with its tokens and share of the budget,
+    what was trimmed and why, and the total against the budget (`req.report()`)."""
+    share = 100.0 * req.tokens / req.budget if req.budget else 0.0
+    exact = "exact" if req.exact else "estimate"
+    lines = [
+        f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), "
+        f"{req.tokenizer}, {exact}",
+        f"budget: {budget_sum(req)}",
+    ]
+    for key, where in req.budget_origins.items():
+        lines.append(f"  {key}: {where}")
+    width = max((len(s.id) for s in req.sections), default=4)
+    lines.append("sections:")
+    for s in req.sections:
+        tokens = f"{s.tokens:>6}" if s.present else "     -"
+        detail = _items(s)
+        why = s.reason if s.status not in ("kept",) else ""
+        note = "; ".join(x for x in (detail, why) if x)
+        lines.append(f"  {s.id:<{width}}  {s.status:<9} {tokens}  p{s.priority:<4} {s.stability:<7} {note}".rstrip())
+    overhead = req.tokens - sum(s.tokens for s in req.sections if s.present)
+    lines.append(f"separators, joins and message overhead: {overhead} tokens")
+    if req.events:
+        lines.append("events:")
+        for e in req.events:
+            lines.append("  " + ", ".join(f"{k}={v}" for k, v in e.items() if v is not None))
+    return "\n".join(lines)
+
+
+def budget_sum(req: PromptRequest) -> str:
+    """How the budget came about: `max_tokens 8192 - reserve 1024 - margin 717`, or from a render-time budget."""
+    base = req.budget + req.margin_tokens
+    if base == req.max_tokens - req.reserve:
+        out = f"max_tokens {req.max_tokens} - reserve {req.reserve}"
+    else:
+        out = f"render budget {base} (below max_tokens {req.max_tokens} - reserve {req.reserve})"
+    return out + (f" - margin {req.margin_tokens}" if req.margin_tokens else "")

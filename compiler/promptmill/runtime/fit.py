@@ -1,0 +1,408 @@
+"""Fit filled sections into the token budget (the contract in the README, "The token budget").
+
+1. Sections with `trim: never` are placed whole; if they alone exceed the
+   budget, `BudgetError` names them with their counts.
+2. The others are offered in priority order (higher first; ties: document
+   order). Lists offer their items best-score first; each item is rendered and
+   counted only when offered. The first thing that does not fit ends the
+   filling: a `truncate` section is cut to what is left, and everything of
+   lower priority is dropped without being rendered or counted.
+3. The final layout is counted exactly (pieces are cached; only short regions
+   around soft joins are re-tokenized) and, should an estimate have been short,
+   the most recently added units are removed until it fits.
+
+Kept items stay in their original order; empty sections vanish with their
+title; nothing inside the stable prefix is altered by trimming because stable
+sections are never trimmed by default and trimming only removes whole units.
+
+With `tool_mode: native` on a chat wire, a tools section is not message text:
+each kept tool costs its declaration as the provider sees it, and the payload
+carries the declarations (`promptmill.runtime.tooldecl` holds the counting model). The
+structured-return tool and a native contract's schema are fixed costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import BudgetError, StateError
+from . import tooldecl
+from .bundle import Section
+from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
+from .wire import Wire
+
+
+@dataclass
+class Placed:
+    cand: Candidate
+    status: str = "pending"  # kept | trimmed | truncated | dropped | empty
+    reason: str = ""
+    body: str | None = None  # final body of non-list sections
+    kept: list[int] = field(default_factory=list)  # kept item indices, in the order added
+    offered: int = 0  # items rendered and counted
+    order_key: int = 0  # when it was placed (for repair)
+
+    @property
+    def spec(self) -> Section:
+        return self.cand.spec
+
+    @property
+    def is_list(self) -> bool:
+        return self.cand.items is not None
+
+    @property
+    def present(self) -> bool:
+        return self.status in ("kept", "trimmed", "truncated")
+
+    def item_texts(self) -> list[str]:
+        return [self.cand.rendered[i] for i in sorted(self.kept)]
+
+    def pieces(self) -> list[str]:
+        """The section as counted pieces: title line, then body or items with separators."""
+        out = [self.spec.title + "\n"] if self.spec.title else []
+        if self.is_list:
+            # each item is counted together with the separator that follows it, so
+            # item-to-item joins are hard; the last item stands alone
+            kept = sorted(self.kept)
+            units = self.cand.units
+            out.extend(units[i] for i in kept[:-1])
+            if kept:
+                out.append(self.cand.rendered[kept[-1]])
+        elif self.body:
+            out.append(self.body)
+        return out
+
+    def text(self) -> str:
+        return "".join(self.pieces())
+
+
+@dataclass
+class Container:
+    """One message (or the whole text) of the final request."""
+
+    role: str
+    placed: list[Placed] = field(default_factory=list)
+    turn: Any = None  # a history turn (chat wires): the item dict
+    turn_of: Placed | None = None
+    tokens: int = 0  # exact tokens of the content (set by exact_total)
+
+
+@dataclass
+class FitResult:
+    placed: list[Placed]  # document order
+    containers: list[Container]
+    tokens: int
+    budget: int
+
+
+def turn_content(turn: Any, section: str, index: int, path: tuple) -> tuple[str, str]:
+    from .fill import state_path
+
+    if not isinstance(turn, Mapping) or turn.get("role") not in ("user", "assistant") or not isinstance(turn.get("content"), str):
+        raise StateError(
+            "",
+            [(state_path((*path, index)), f"history turns of section '{section}' need role user|assistant and string content")],
+        )
+    return turn["role"], turn["content"]
+
+
+class Fitter:
+    def __init__(self, prepared: PreparedRole, wire: Wire, budget: int, ctx: Mapping[str, Any]) -> None:
+        self.p = prepared
+        self.counter = prepared.counter
+        self.wire = wire
+        self.budget = budget
+        self.ctx = ctx
+        self.sep = prepared.bundle.separator
+        self.sep_cost = self.counter.count(self.sep)
+        self.seq = 0
+        bundle = prepared.bundle
+        self.native = bundle.tool_mode == "native" and not wire.single
+        self.extra_tools = tooldecl.extra_tools(bundle.output, wire.name, bundle.tool_mode)
+        self.forced = tooldecl.forced_tool(bundle.output, wire.name) is not None
+        self.output_cost = 0 if wire.single else tooldecl.output_tokens(self.counter, wire.name, bundle.output)
+        head: set[str] = set()
+        for spec in bundle.sections:
+            if spec.message == "system":
+                if spec.stability != "stable":
+                    break
+                head.add(spec.id)
+        self.stable_head = head  # system sections of the leading stable block (system_blocks wires)
+        self.split_at = self._stable_split(bundle.sections) if wire.system_blocks else None
+
+    # -- layout -----------------------------------------------------------
+    def _chat_turns(self, placed: Placed) -> bool:
+        return placed.spec.kind == "history" and self.wire.history_messages
+
+    def _native(self, placed: Placed) -> bool:
+        return placed.spec.kind == "tools" and self.native
+
+    def _stable_split(self, sections: Sequence[Section]) -> str | None:
+        """The section that ends the stable prefix inside a message, on block-based wires:
+        it starts a block of its own so the cache breakpoint can sit right before it."""
+        order = [s for s in sections if not (s.kind == "tools" and self.native)]
+        order = [s for s in order if s.message == "system"] + [s for s in order if s.message != "system"]
+        end = next((i for i, s in enumerate(order) if s.stability != "stable"), len(order))
+        if 0 < end < len(order):
+            first, prev = order[end], order[end - 1]
+            if first.message != "system" and prev.message == first.message and first.kind != "history":
+                return first.id
+        return None
+
+    def _role_key(self, p: Placed) -> str:
+        """Which container a section opens or joins (for cost estimates while filling)."""
+        if self.wire.single:
+            return "text"
+        if self._native(p):
+            return "tools"
+        if self.wire.system_first and p.spec.message == "system":
+            return "system" if not self.wire.system_blocks or p.spec.id in self.stable_head else "system+"
+        if self.split_at is not None and p.spec.id == self.split_at:
+            return p.spec.message + "+"
+        return p.spec.message
+
+    def declarations(self, placed: list[Placed]) -> list[dict]:
+        """Native tool declarations of the kept tools, sections in order, items in their order."""
+        out: list[dict] = []
+        for p in placed:
+            if p.present and self._native(p):
+                out.extend(tooldecl.normalize(p.cand.items[i]) for i in sorted(p.kept))  # type: ignore[index]
+        return out
+
+    def layout(self, placed: list[Placed]) -> list[Container]:
+        kept = [p for p in placed if p.present and not self._native(p)]
+        if self.wire.single:
+            return [Container("text", kept)] if kept else []
+        containers: list[Container] = []
+        if self.wire.system_first:
+            system = [p for p in kept if p.spec.message == "system"]
+            split = len(system)
+            if self.wire.system_blocks:
+                split = next((i for i, p in enumerate(system) if p.spec.stability != "stable"), len(system))
+            for block in (system[:split], system[split:]):
+                if block:
+                    containers.append(Container("system", block))
+            kept = [p for p in kept if p.spec.message != "system"]
+        for p in kept:
+            if self._chat_turns(p):
+                for i in sorted(p.kept):
+                    role, _ = turn_content(p.cand.items[i], p.spec.id, i, p.spec.path)  # type: ignore[index]
+                    containers.append(Container(role, [], turn=p.cand.items[i], turn_of=p))  # type: ignore[index]
+                continue
+            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message and p.spec.id != self.split_at:
+                containers[-1].placed.append(p)
+            else:
+                containers.append(Container(p.spec.message, [p]))
+        return containers
+
+    def container_parts(self, c: Container) -> list[str]:
+        if c.turn is not None:
+            return [c.turn["content"]]
+        parts: list[str] = []
+        for n, p in enumerate(c.placed):
+            if n:
+                parts.append(self.sep)
+            parts.extend(p.pieces())
+        return parts
+
+    def exact_total(self, placed: list[Placed]) -> tuple[int, list[Container]]:
+        containers = self.layout(placed)
+        count_parts = self.counter.count_parts
+        total = self.wire.fixed_overhead if containers else 0
+        for c in containers:
+            c.tokens = count_parts(self.container_parts(c))
+            total += self.wire.message_overhead + c.tokens
+        if not self.wire.single:
+            decls = self.declarations(placed) + self.extra_tools
+            total += tooldecl.tools_tokens(self.counter, self.wire.name, decls, self.forced) + self.output_cost
+        return total, containers
+
+    # -- costs ------------------------------------------------------------
+    def _open_cost(self, p: Placed, open_roles: set[str]) -> int:
+        role = self._role_key(p)
+        if role == "tools":
+            opened = role in open_roles or self.extra_tools
+            return 0 if opened else tooldecl.frame_cost(self.counter, self.wire.name, self.forced)
+        title = p.spec.title_tokens if p.spec.title else 0
+        if role in open_roles:
+            return title + self.sep_cost
+        return title + self.wire.message_overhead
+
+    def _item_cost(self, p: Placed, i: int, text: str) -> int:
+        if self._native(p):
+            return tooldecl.item_cost(self.counter, self.wire.name, text)
+        if self._chat_turns(p):
+            return self.counter.count(p.cand.rendered[i]) + self.wire.message_overhead
+        return self.counter.count(p.cand.units[i])
+
+    # -- filling ------------------------------------------------------------
+    def _offer_items(self, p: Placed, used: int, open_roles: set[str], must: bool) -> tuple[int, bool]:
+        cand = p.cand
+        spec = p.spec
+        fits_all = True
+        chat_turns = self._chat_turns(p)
+        native = self._native(p)
+        memo = self.p.memo if not chat_turns and spec.id in self.p.memo_sections else None
+        prefix = (self.p.bundle.id, cand.index, self.wire.name if native else "")
+        items = cand.items or ()
+        for i in cand.order or ():
+            key = memo.key(prefix, items[i]) if memo is not None else None
+            hit = memo.get(key) if key is not None else None  # type: ignore[union-attr]
+            if hit is not None:  # this exact item was checked and rendered before
+                text = hit[0]
+                if not native:
+                    cand.rendered[i], cand.units[i] = hit
+            elif chat_turns:
+                _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
+                cand.rendered[i] = cand.units[i] = text
+            elif native:
+                text = tooldecl.counted_text(self.wire.name, tooldecl.normalize(check_item(self.p, cand, i)))
+                if key is not None and cand.checked:
+                    memo.put(key, (text, None))  # type: ignore[union-attr]
+            else:
+                text = render_item(self.p, cand, i, self.ctx)
+                if key is not None and cand.checked:
+                    memo.put(key, (text, cand.units[i]))  # type: ignore[union-attr]
+            p.offered += 1
+            if not text.strip():
+                continue
+            cost = self._item_cost(p, i, text) + (0 if p.kept else self._open_cost(p, open_roles))
+            if must or used + cost <= self.budget:
+                p.kept.append(i)
+                used += cost
+                self.seq += 1
+                p.order_key = self.seq
+                continue
+            fits_all = False
+            break
+        if spec.kind == "history" and p.kept and (not fits_all or (self.wire.user_first and min(p.kept) > 0)):
+            self._history_start(p, align=not fits_all)  # trimmed, or blank turns skipped at the start
+        n = len(cand.items or ())
+        if not p.kept:
+            p.status = "empty" if fits_all else "dropped"
+            p.reason = "no items" if n == 0 else ("all items are empty" if fits_all else "no item fits the budget left")
+        elif len(p.kept) < n:
+            p.status, p.reason = "trimmed", f"kept {len(p.kept)} of {n} items"
+        else:
+            p.status = "kept"
+        if p.kept:
+            open_roles.add(self._role_key(p))
+        return used, fits_all
+
+    def _history_start(self, p: Placed, align: bool = True) -> None:
+        """Drop the oldest kept turns of a history until it starts on a multiple of `step`
+        (when `align`: cache-aware trimming moves the start only in steps) and, on wires whose
+        conversation must open with the user (anthropic, gemini), on a user turn; no kept
+        turn is both: the history is dropped."""
+        step = p.spec.step if align else 1
+        items = p.cand.items or ()
+        user_first = self.wire.user_first
+        start = next((i for i in sorted(p.kept) if i % step == 0 and (not user_first or items[i].get("role") == "user")), None)
+        p.kept = [] if start is None else [i for i in p.kept if i >= start]
+
+    def _truncate(self, p: Placed, room: int) -> bool:
+        spec = p.spec
+        tok = self.counter.tokenizer
+        marker = spec.truncate_marker
+        body = p.cand.body or ""
+        n = room - self.counter.count(marker) - 1
+        for _ in range(8):
+            if n <= 0:
+                return False
+            cut = strip_text(tok.truncate(body, n, spec.truncate_keep))
+            text = f"{cut}\n{marker}" if spec.truncate_keep == "head" else f"{marker}\n{cut}"
+            cost = self.counter.count(text)
+            if cost <= room:
+                p.body = text
+                return True
+            n -= cost - room
+        return False
+
+    def fit(self, cands: list[Candidate]) -> FitResult:
+        placed = [Placed(c) for c in cands]
+        never = [p for p in placed if p.spec.trim == "never"]
+        rest = sorted((p for p in placed if p.spec.trim != "never"), key=lambda p: (-p.spec.priority, p.cand.index))
+        open_roles: set[str] = set()
+        for p in never:
+            if p.is_list:
+                self._offer_items(p, 0, open_roles, must=True)
+            elif p.cand.body:
+                p.body, p.status = p.cand.body, "kept"
+            else:
+                p.status, p.reason = "empty", "rendered empty"
+        used, _ = self.exact_total(placed)
+        if used > self.budget:
+            counts = ", ".join(f"{p.spec.id} ({self._tokens(p)} tokens)" for p in never if p.present)
+            if self.extra_tools or self.output_cost:
+                counts += f", and the structured-output declaration of contract '{self.p.bundle.output.id}'"  # type: ignore[union-attr]
+            raise BudgetError(
+                f"sections that are never trimmed need {used} tokens, over the budget of {self.budget}: {counts}",
+                code="PM830",
+                hint="raise the budget, or let some of these sections be trimmed (trim: drop, items or truncate)",
+            )
+        for p in never:
+            if p.present:
+                open_roles.add(self._role_key(p))
+        exhausted = False
+        for p in rest:
+            if exhausted:
+                p.status, p.reason = "dropped", "lower priority than content that did not fit"
+                continue
+            if p.is_list:
+                used, fits = self._offer_items(p, used, open_roles, must=False)
+                exhausted = not fits
+                continue
+            body = p.cand.body
+            if not body:
+                p.status, p.reason = "empty", "rendered empty"
+                continue
+            cost = self._open_cost(p, open_roles) + self.counter.count(body)
+            if p.spec.title:
+                cost += self.counter.join_delta(p.spec.title + "\n", body)
+            if used + cost <= self.budget:
+                p.body, p.status = body, "kept"
+            elif p.spec.trim == "truncate" and self._truncate(p, self.budget - used - self._open_cost(p, open_roles)):
+                p.status, p.reason = "truncated", "cut to fit the budget"
+                cost = self._open_cost(p, open_roles) + self.counter.count(p.body or "")
+            else:
+                p.status, p.reason = "dropped", "does not fit the budget left"
+                exhausted = True
+                continue
+            self.seq += 1
+            p.order_key = self.seq
+            used += cost
+            open_roles.add(self._role_key(p))
+            if p.status == "truncated":
+                exhausted = True
+        total, containers = self.exact_total(placed)
+        while total > self.budget:
+            self._remove_last(rest)
+            total, containers = self.exact_total(placed)
+        return FitResult(placed, containers, total, self.budget)
+
+    def _tokens(self, p: Placed) -> int:
+        """Tokens of one placed section alone (native tools: their declarations)."""
+        if self._native(p):
+            return tooldecl.tools_tokens(self.counter, self.wire.name, self.declarations([p]), self.forced)
+        return self.counter.count_parts(p.pieces())
+
+    def _remove_last(self, rest: list[Placed]) -> None:
+        """Undo the most recently added unit (an estimate was short)."""
+        candidates = [p for p in rest if p.present]
+        if not candidates:  # pragma: no cover - never-sections were checked exactly
+            raise BudgetError("cannot fit the budget", code="PM830")
+        last = max(candidates, key=lambda p: p.order_key)
+        if last.is_list and len(last.kept) > 1:
+            last.kept.pop()
+            if last.spec.kind == "history":
+                self._history_start(last)
+            if not last.kept:
+                last.status, last.reason = "dropped", "does not fit the budget left"
+                return
+            last.status, last.reason = "trimmed", f"kept {len(last.kept)} of {len(last.cand.items or ())} items"
+        else:
+            last.kept = []
+            last.body = None
+            last.status, last.reason = "dropped", "does not fit the budget left"

@@ -1,0 +1,1 @@
+"""The sandboxed Jinja environment, its guards and filters."""

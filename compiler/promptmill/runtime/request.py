@@ -1,0 +1,193 @@
+"""PromptRequest: one fitted prompt, provider-neutral, ready to render.
+
+Parts are kept apart by stability (`parts`): stable sections (system
+instruction, tool declarations: the cacheable prefix), semi-stable ones
+(context summary, memory) and dynamic ones (history, current input, runtime
+context, attachment metadata). `messages` is the exact layout the budget was
+counted on for `provider`, `tools` the native tool declarations sent beside it;
+`to_payload()` and the `to_<provider>()` methods turn it into a plain dict for
+that provider's SDK. `parse_reply()` checks a model reply against the output
+contract. `report()` explains what was kept and trimmed, and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from typing import Any
+
+from ..core.errors import ProviderError
+from .bundle import Contract
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    """What happened to one section in a render."""
+
+    id: str
+    kind: str
+    status: str  # kept | trimmed | truncated | dropped | empty | skipped
+    reason: str
+    text: str  # as placed: title line and body; "" when not present
+    message: str
+    stability: str
+    priority: int
+    trim: str
+    items_total: int | None = None
+    items_kept: tuple[int, ...] = ()  # indices into the state list, in prompt order
+    items_dropped: tuple[int, ...] = ()
+    items_counted: int = 0  # items rendered and counted (the rest were dropped uncounted)
+    fragment: str | None = None
+    origin: str | None = None
+    _count: Any = field(default=None, repr=False, compare=False)  # counts `text` on demand
+
+    @cached_property
+    def tokens(self) -> int:
+        """Tokens of `text` on its own (the prompt total also counts joins and overhead)."""
+        return self._count(self.text) if self._count is not None and self.present else 0
+
+    def as_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
+        out["tokens"] = self.tokens
+        return out
+
+    @property
+    def present(self) -> bool:
+        return self.status in ("kept", "trimmed", "truncated")
+
+    @property
+    def stable(self) -> bool:
+        return self.stability == "stable"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of the request as counted (for `text`, the whole prompt)."""
+
+    role: str  # system | user | assistant | text
+    content: str
+    tokens: int  # tokens of content (overhead not included)
+    sections: tuple[str, ...] = ()
+    stable: bool = False  # every section in it is stable: a cacheable prefix
+    turn: bool = False  # a history turn
+
+
+@dataclass(frozen=True)
+class PromptRequest:
+    role: str
+    provider: str
+    tokenizer: str
+    exact: bool  # False when counts are estimates (approx tokenizer, or a provider whose tokenizer differs)
+    tokens: int  # total on the wire for `provider`, counted exactly with the tokenizer
+    budget: int  # tokens the prompt may use
+    max_tokens: int
+    reserve: int
+    margin_tokens: int
+    budget_origins: Mapping[str, str]
+    separator: str
+    sections: tuple[RenderedSection, ...]
+    messages: tuple[Message, ...]
+    tools: tuple[dict, ...] = ()  # native declarations {name, description, parameters} (tool_mode native, chat wires)
+    tool_mode: str = "inline"
+    cache: bool = True
+    output: Contract | None = None
+    events: tuple[dict, ...] = ()
+    state: Any = field(default=None, repr=False, compare=False)
+    model: str | None = None  # the model the role declares (`model:`), sent by to_openai/to_anthropic
+
+    @property
+    def text(self) -> str:
+        """The prompt as one text: present sections in order, joined by the separator."""
+        return self.separator.join(s.text for s in self.sections if s.present and s.text)
+
+    @property
+    def parts(self) -> dict[str, tuple[RenderedSection, ...]]:
+        """Present sections by stability: `stable`, `semi` and `dynamic` (native tools sit in
+        `tools`, which is stable when its section is)."""
+        out: dict[str, tuple[RenderedSection, ...]] = {}
+        for key in ("stable", "semi", "dynamic"):
+            out[key] = tuple(s for s in self.sections if s.present and s.stability == key)
+        return out
+
+    @property
+    def system(self) -> str:
+        return self.separator.join(m.content for m in self.messages if m.role == "system")
+
+    def section(self, section_id: str) -> RenderedSection:
+        for s in self.sections:
+            if s.id == section_id:
+                return s
+        raise KeyError(section_id)
+
+    def _check_provider(self, name: str) -> None:
+        if name != self.provider and not (name in ("text", "live") and self.provider in ("text", "live")):
+            raise ProviderError(
+                f"this request was fitted for provider '{self.provider}', not '{name}': "
+                "its token count would not hold",
+                code="PM841",
+                hint=f"render again with provider='{name}'",
+            )
+
+    def to_payload(self) -> dict:
+        """The request for the provider it was fitted for."""
+        return getattr(self, f"to_{self.provider}")()
+
+    def to_text(self) -> dict:
+        """`{"prompt": str}`: the prompt as one string."""
+        self._check_provider("text")
+        from .renderers import text
+
+        return text.render(self)
+
+    def to_live(self) -> dict:
+        """`{"instructions": str}`: one flat instruction string for live/voice sessions."""
+        self._check_provider("live")
+        from .renderers import live
+
+        return live.render(self)
+
+    def _reply(self, model: str | None, max_tokens: int | None) -> tuple[str | None, int | None]:
+        """The model and reply limit a payload carries: the role's (`model:`, `budget.reserve`) unless given."""
+        limit = self.reserve if max_tokens is None else max_tokens
+        return model or self.model, (limit if limit and limit > 0 else None)
+
+    def to_openai(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        """keyword arguments of OpenAI `chat.completions.create`: with the role's `model` (when it
+        declares one) and reply limit (`max_completion_tokens`, the budget's reserve); both overridable."""
+        self._check_provider("openai")
+        from .renderers import openai
+
+        return openai.render(self, *self._reply(model, max_tokens))
+
+    def to_anthropic(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        """keyword arguments of Anthropic `messages.create`: with the role's `model` (when it
+        declares one) and `max_tokens` (the budget's reserve); both overridable."""
+        self._check_provider("anthropic")
+        from .renderers import anthropic
+
+        return anthropic.render(self, *self._reply(model, max_tokens))
+
+    def to_gemini(self, *, max_tokens: int | None = None) -> dict:
+        """the Gemini `generateContent` body, with the reply limit (`max_output_tokens`, the budget's
+        reserve; overridable). The model goes in the URL, or to `renderers.gemini.genai_kwargs`."""
+        self._check_provider("gemini")
+        from .renderers import gemini
+
+        return gemini.render(self, self._reply(None, max_tokens)[1])
+
+    def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
+        """Data of a model reply checked against the role's output contract (see promptmill.runtime.reply).
+
+        `reply` is the reply text, or the arguments of a structured-return tool call as a
+        dict (Anthropic `tool_use.input`) or JSON text (OpenAI `tool_call.function.arguments`).
+        Raises `ReplyError` (PM860-PM864) with `repair_message()` for the model."""
+        from .reply import parse_reply
+
+        return parse_reply(self, reply, state=state)
+
+    def report(self) -> str:
+        """A human-readable account of the render: totals, then one line per section."""
+        from .explain import report
+
+        return report(self)

@@ -1,0 +1,146 @@
+"""Turn a fit result into a `PromptRequest`: sections, messages, events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import tooldecl
+from .bundle import RoleBundle, Section
+from .counting import Counter
+from .fill import PreparedRole
+from .fit import FitResult, Fitter, Placed
+from .request import Message, PromptRequest, RenderedSection
+from .wire import Wire
+
+
+def _origin(spec: Section) -> str | None:
+    return str(spec.origin) if spec.origin is not None else None
+
+
+def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "") -> RenderedSection:
+    spec = p.spec
+    present = p.present
+    text = p.text() if present and not native else ""
+    items_total = len(p.cand.items) if p.cand.items is not None else None
+    kept = tuple(sorted(p.kept)) if items_total is not None else ()
+    kept_set = set(kept)
+    dropped = tuple(i for i in range(items_total) if i not in kept_set) if items_total is not None else ()
+    return RenderedSection(
+        id=spec.id,
+        kind=spec.kind,
+        status=p.status,
+        reason=p.reason,
+        text=text,
+        message=spec.message,
+        stability=spec.stability,
+        priority=spec.priority,
+        trim=spec.trim,
+        items_total=items_total,
+        items_kept=kept,
+        items_dropped=dropped,
+        items_counted=p.offered,
+        fragment=spec.fragment,
+        origin=_origin(spec),
+        _count=(lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces())),
+    )
+
+
+def _native_tokens(p: Placed, counter: Counter, wire: str) -> int:
+    """Tokens of a native tools section's declarations as counted alone (no frame, no pad)."""
+    items = p.cand.items or []
+    return sum(counter.count(tooldecl.counted_text(wire, tooldecl.normalize(items[i]))) for i in p.kept)
+
+
+def _skipped(spec: Section) -> RenderedSection:
+    yields = (spec.context or {}).get("yields_to")
+    reason = "its `when` condition is false" + (f", or {', '.join(yields)} placed the fragment first" if yields else "")
+    return RenderedSection(
+        id=spec.id, kind=spec.kind, status="skipped", reason=reason, text="",
+        message=spec.message, stability=spec.stability, priority=spec.priority, trim=spec.trim,
+        fragment=spec.fragment, origin=_origin(spec),
+    )
+
+
+def summarize(
+    prepared: PreparedRole,
+    wire: Wire,
+    result: FitResult,
+    skipped: list[Section],
+    limit: int,
+    origins: dict[str, str],
+    margin_tokens: int,
+    state: Mapping[str, Any],
+) -> PromptRequest:
+    bundle = prepared.bundle
+    counter = prepared.counter
+    fitter = Fitter(prepared, wire, limit, {})
+    by_id = {p.spec.id: p for p in result.placed}
+    skipped_ids = {s.id for s in skipped}
+    sections = []
+    for spec in bundle.sections:
+        if spec.id in skipped_ids:
+            sections.append(_skipped(spec))
+        else:
+            placed = by_id[spec.id]
+            sections.append(_section(placed, counter, fitter._native(placed), wire.name))
+    messages = []
+    for c in result.containers:
+        parts = fitter.container_parts(c)
+        ids = tuple(p.spec.id for p in c.placed) if c.turn is None else (c.turn_of.spec.id,)  # type: ignore[union-attr]
+        stable = c.turn is None and all(p.spec.stability == "stable" for p in c.placed)
+        messages.append(Message(c.role, "".join(parts), c.tokens, ids, stable=stable, turn=c.turn is not None))
+    events = _events(bundle, sections, messages, counter)
+    tools = fitter.declarations(result.placed)
+    estimated = bool(tools or fitter.extra_tools or fitter.output_cost)
+    b = bundle.budget
+    return PromptRequest(
+        role=bundle.id,
+        provider=wire.name,
+        tokenizer=bundle.tokenizer,
+        exact=counter.tokenizer.exact and not wire.estimate and not estimated,
+        tokens=result.tokens,
+        budget=limit,
+        max_tokens=b.max_tokens,
+        reserve=b.reserve,
+        margin_tokens=margin_tokens,
+        budget_origins=origins,
+        separator=bundle.separator,
+        sections=tuple(sections),
+        messages=tuple(messages),
+        tools=tuple(tools),
+        tool_mode=bundle.tool_mode,
+        cache=bundle.cache,
+        output=bundle.output,
+        events=tuple(events),
+        state=state,
+        model=bundle.model,
+    )
+
+
+def _events(bundle: RoleBundle, sections: list[RenderedSection], messages: list[Message], counter: Counter) -> list[dict]:
+    """What the render did, in order: compile-time suppressions, each context item
+    injected (or skipped by its condition), then the system prompt assembled."""
+    events: list[dict] = [dict(e) for e in bundle.events]
+    for s, spec in zip(sections, bundle.sections, strict=True):
+        if not spec.fragment or not (s.present or s.status == "skipped"):
+            continue
+        ctx = spec.context or {}
+        event = {"type": "context_injected" if s.present else "context_skipped", "id": spec.fragment,
+                 "section": spec.id, "position": ctx.get("position"), "layer": ctx.get("layer"), "by": ctx.get("by")}
+        if s.present:
+            event["tokens"] = s.tokens
+        else:
+            yields = ctx.get("yields_to")
+            event["reason"] = "condition false" + (f" or placed first by {', '.join(yields)}" if yields else "")
+        events.append(event)
+    system = [s for s in sections if s.present and s.message == "system"]
+    if any(m.role == "system" for m in messages):
+        tokens = sum(m.tokens for m in messages if m.role == "system")
+    else:  # one text (text, live): the system-marked sections as they appear in it
+        parts: list[str] = []
+        for s in system:
+            parts += [bundle.separator, s.text] if parts else [s.text]
+        tokens = counter.count_parts(parts) if parts else 0
+    events.append({"type": "system_prompt", "tokens": tokens, "sections": [s.id for s in system]})
+    return events

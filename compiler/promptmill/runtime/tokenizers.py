@@ -1,0 +1,341 @@
+"""Tokenizers: how promptmill counts tokens.
+
+`get_tokenizer(name)` returns a shared, thread-safe tokenizer:
+- `o200k_base` (default) and `cl100k_base`: tiktoken, built offline from the
+  official encoding files shipped in `promptmill/data/`, whose SHA-256 is checked
+  on load against the hash tiktoken itself expects;
+- `approx`: about four characters a token, for when nothing better exists; it is
+  marked approximate (`exact = False`) and every report says so;
+- `hf:PATH`: a Hugging Face `tokenizer.json` through the optional `tokenizers`
+  package (`pip install 'promptmill[hf]'`), for local models.
+
+`resolve_model(model)` maps a model name to its tokenizer and context window.
+Every tokenizer can say whether a join between two characters is *hard* (no
+pre-token crosses it); `counting.Counter` uses that to count concatenations
+exactly from cached piece counts. See docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import threading
+import types
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import regex as _regex
+
+from ..core.errors import TokenizerError
+
+if TYPE_CHECKING:
+    import tiktoken
+
+DEFAULT_TOKENIZER = "o200k_base"
+
+# SHA-256 of the official files; equal to `expected_hash` in tiktoken_ext/openai_public.py.
+SHIPPED_ENCODINGS: dict[str, str] = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+KNOWN_NAMES = (*SHIPPED_ENCODINGS, "approx")
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What the runtime needs from a tokenizer."""
+
+    name: str
+    exact: bool  # False for approximate counters; reports say so
+    has_hard_joins: bool  # True when hard_join() can ever answer True
+
+    def count(self, text: str) -> int: ...
+    def truncate(self, text: str, n: int, keep: str = "head") -> str:
+        """At most `n` tokens of `text`, cut at a token boundary: the start
+        (`keep="head"`) or the end (`keep="tail"`); never a split character or
+        character cluster (see `whole_clusters`)."""
+        ...
+    def hard_join(self, left: str, right: str) -> bool:
+        """True when no token can span the join of char `left` and char `right`."""
+        ...
+
+
+def _is_symbol_or_punct(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PS"
+
+
+class TiktokenTokenizer:
+    """A tiktoken encoding (exact; the counting model OpenAI models use)."""
+
+    exact = True
+    has_hard_joins = True
+
+    def __init__(self, name: str, encoding: tiktoken.Encoding) -> None:
+        self.name = name
+        self._enc = encoding
+        self._encode = encoding.encode_ordinary
+
+    def count(self, text: str) -> int:
+        return len(self._encode(text))
+
+    def encode(self, text: str) -> list[int]:
+        return self._encode(text)
+
+    def truncate(self, text: str, n: int, keep: str = "head") -> str:
+        tokens = self._encode(text)
+        if n >= len(tokens):
+            return text
+        if n <= 0:
+            return ""
+        part = tokens[:n] if keep == "head" else tokens[len(tokens) - n :]
+        raw = self._enc.decode_bytes(part)
+        # A token may end (head) or start (tail) inside a UTF-8 sequence: drop the
+        # partial character rather than emit a replacement character.
+        if keep == "head":
+            cut = raw.decode("utf-8", errors="ignore") if _partial_end(raw) else raw.decode("utf-8", errors="replace")
+        else:
+            cut = raw.decode("utf-8", errors="ignore") if _partial_start(raw) else raw.decode("utf-8", errors="replace")
+        return whole_clusters(text, cut, keep)
+
+    def hard_join(self, left: str, right: str) -> bool:
+        # Rules proven against o200k_base and cl100k_base pre-tokenisation; see
+        # docs/ARCHITECTURE.md and tests/test_counting.py.
+        if left == "\n":
+            return not right.isspace() and right != "/"
+        if left.isalnum():
+            if right.isspace():
+                return True
+            return right != "'" and _is_symbol_or_punct(right)
+        return False
+
+
+class ApproxTokenizer:
+    """Characters / 4, rounded up. Approximate by design, never additive."""
+
+    exact = False
+    has_hard_joins = False
+    chars_per_token = 4
+
+    def __init__(self) -> None:
+        self.name = "approx"
+
+    def count(self, text: str) -> int:
+        return math.ceil(len(text) / self.chars_per_token)
+
+    def truncate(self, text: str, n: int, keep: str = "head") -> str:
+        chars = max(0, n) * self.chars_per_token
+        if chars >= len(text):
+            return text
+        return whole_clusters(text, text[:chars] if keep == "head" else text[len(text) - chars :], keep)
+
+    def hard_join(self, left: str, right: str) -> bool:
+        return False
+
+
+class HFTokenizer:
+    """A Hugging Face tokenizer.json (needs the optional `tokenizers` package)."""
+
+    exact = True
+    has_hard_joins = False
+
+    def __init__(self, name: str, path: Path) -> None:
+        try:
+            from tokenizers import Tokenizer as _HF
+        except ImportError as exc:  # pragma: no cover - depends on environment
+            raise TokenizerError(
+                f"tokenizer '{name}' needs the 'tokenizers' package",
+                code="PM850",
+                hint="pip install 'promptmill[hf]'",
+            ) from exc
+        try:
+            self._tok = _HF.from_file(str(path))
+        except Exception as exc:  # the library raises bare Exceptions on bad files
+            raise TokenizerError(f"cannot load Hugging Face tokenizer {path}: {exc}", code="PM850") from exc
+        self.name = name
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def truncate(self, text: str, n: int, keep: str = "head") -> str:
+        enc = self._tok.encode(text, add_special_tokens=False)
+        if n >= len(enc.ids):
+            return text
+        if n <= 0:
+            return ""
+        if keep == "head":
+            return whole_clusters(text, text[: enc.offsets[n - 1][1]], keep)
+        return whole_clusters(text, text[enc.offsets[len(enc.ids) - n][0] :], keep)
+
+    def hard_join(self, left: str, right: str) -> bool:
+        return False
+
+
+_CLUSTER = _regex.compile(r"\X")  # one extended grapheme cluster (Unicode UAX #29)
+_CLUSTER_WINDOW = 4096  # characters looked at before a cut: boundaries depend on little context
+_RI = ("\U0001f1e6", "\U0001f1ff")  # regional indicators pair up into flags counted from the run's start
+
+
+def _window_start(text: str, at: int) -> int:
+    """Where to start reading clusters so that the boundaries near `at` come out right."""
+    start = max(0, at - _CLUSTER_WINDOW)
+    while start > 0 and _RI[0] <= text[start - 1] <= _RI[1]:  # a flag's pairing needs the whole run
+        start -= 1
+    return start
+
+
+def whole_clusters(text: str, cut: str, keep: str) -> str:
+    """`cut` (a prefix of `text` for keep="head", a suffix for "tail") shortened so the cut
+    does not split an extended grapheme cluster (`\\X` of the `regex` engine): no letter
+    without its marks ('é' is not cut to 'e'), no mark without its letter, no emoji
+    sequence left hanging on a zero-width joiner, no half flag, no Hangul syllable cut
+    between its jamo, no CR without its LF."""
+    at = len(cut) if keep == "head" else len(text) - len(cut)
+    if at <= 0 or at >= len(text):
+        return cut
+    for match in _CLUSTER.finditer(text, _window_start(text, at)):
+        if match.end() < at:
+            continue
+        if match.start() == at or match.end() == at:
+            return cut  # the cut falls on a boundary
+        return text[: match.start()] if keep == "head" else text[match.end() :]
+    return cut
+
+
+def _partial_end(raw: bytes) -> bool:
+    """True when `raw` ends inside a multi-byte UTF-8 sequence."""
+    for back in range(1, min(4, len(raw)) + 1):
+        byte = raw[-back]
+        if byte & 0xC0 != 0x80:  # a lead byte or ASCII
+            need = 1 if byte < 0x80 else 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
+            return need > back
+    return True
+
+
+def _partial_start(raw: bytes) -> bool:
+    """True when `raw` starts with UTF-8 continuation bytes."""
+    return bool(raw) and raw[0] & 0xC0 == 0x80
+
+
+def _data_file(name: str) -> bytes:
+    return resources.files("promptmill").joinpath("data", name).read_bytes()
+
+
+def _load_ranks(name: str) -> dict[bytes, int]:
+    expected = SHIPPED_ENCODINGS[name]
+    try:
+        raw = _data_file(f"{name}.tiktoken")
+    except OSError as exc:
+        raise TokenizerError(f"shipped encoding file for '{name}' is missing: {exc}", code="PM850") from exc
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != expected:
+        raise TokenizerError(
+            f"encoding file for '{name}' failed its integrity check (sha256 {digest}, expected {expected})",
+            code="PM850",
+            hint="reinstall promptmill",
+        )
+    ranks: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _tiktoken_encoding(name: str) -> tiktoken.Encoding:
+    """Build the encoding from tiktoken's own definition, fed our verified file."""
+    import tiktoken
+    import tiktoken_ext.openai_public as public
+
+    constructor = getattr(public, name, None)
+    if constructor is None:  # pragma: no cover - depends on tiktoken version
+        raise TokenizerError(f"installed tiktoken has no definition of '{name}'", code="PM850")
+
+    def load_verified(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        if expected_hash is not None and expected_hash != SHIPPED_ENCODINGS[name]:
+            raise TokenizerError(
+                f"installed tiktoken expects a different '{name}' file than promptmill ships",
+                code="PM850",
+            )
+        return _load_ranks(name)
+
+    # Run tiktoken's definition (pattern, special tokens) with our loader, without
+    # touching tiktoken's module state.
+    scope = dict(vars(public), load_tiktoken_bpe=load_verified)
+    build = types.FunctionType(constructor.__code__, scope, constructor.__name__)
+    return tiktoken.Encoding(**build())
+
+
+_lock = threading.Lock()
+_cache: dict[str, Tokenizer] = {}
+
+
+def get_tokenizer(name: str, *, base_dir: Path | None = None) -> Tokenizer:
+    """Return the shared tokenizer called `name` (see module docstring).
+
+    `hf:PATH` is resolved against `base_dir` when relative. Raises
+    `TokenizerError` (PM502) for an unknown name.
+    """
+    key = name
+    if name.startswith("hf:"):
+        path = Path(name[3:])
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        key = f"hf:{path.resolve()}"
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            return cached
+        tok: Tokenizer
+        if name in SHIPPED_ENCODINGS:
+            tok = TiktokenTokenizer(name, _tiktoken_encoding(name))
+        elif name == "approx":
+            tok = ApproxTokenizer()
+        elif name.startswith("hf:"):
+            path = Path(key[3:])
+            if not path.is_file():
+                raise TokenizerError(f"Hugging Face tokenizer file not found: {path}", code="PM502")
+            tok = HFTokenizer(name, path)
+        else:
+            raise TokenizerError(
+                f"unknown tokenizer '{name}'",
+                code="PM502",
+                hint="use one of " + ", ".join(KNOWN_NAMES) + ", or hf:PATH/tokenizer.json",
+            )
+        _cache[key] = tok
+        return tok
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    model: str
+    tokenizer: str
+    context_window: int
+    estimate: bool  # True when the tokenizer is not the provider's own
+
+
+@lru_cache(maxsize=1)
+def _model_table() -> dict[str, dict]:
+    return json.loads(_data_file("models.json"))["models"]
+
+
+def resolve_model(model: str) -> ModelInfo | None:
+    """Tokenizer and context window of a model name (longest prefix match), or None."""
+    table = _model_table()
+    best = max((p for p in table if model.startswith(p)), key=len, default=None)
+    if best is None:
+        return None
+    entry = table[best]
+    return ModelInfo(model, entry["tokenizer"], int(entry["context_window"]), bool(entry.get("estimate", False)))
+
+
+def known_models() -> list[str]:
+    return sorted(_model_table())
