@@ -96,6 +96,7 @@ CODES: dict[str, Code] = {
     "PM704": Code("contract-not-object", "error", "a native or return_call contract's reply schema is not a JSON object"),
     "PM705": Code("provider-schema-lossy", "warning", "a provider cannot express part of a native contract's schema (OpenAI strict mode off, or a keyword left out for Gemini)"),
     "PM706": Code("outputs-schema-mismatch", "error", "an output contract's `outputs` (described to the model) and `schema` (checked on the reply) name different fields"),
+    "PM707": Code("call-wording-unknown-name", "error", "an output contract's `call` wording uses a {name} it has no value for"),
     # runtime
     "PM801": Code("build-invalid", "error", "the build folder is missing, corrupt, or from an incompatible version"),
     "PM802": Code("unknown-role", "error", "the build has no role with that id"),

@@ -239,8 +239,19 @@ def _tool_diagnostics(doc: Document, path: tuple, tools: list) -> list[Diagnosti
 
 
 def _normalise_outputs(outputs: Any) -> tuple[dict, ...]:
-    if isinstance(outputs, dict):
-        return tuple({"name": k, "description": v or "", "type": "string", "required": False} for k, v in outputs.items())
+    if isinstance(outputs, dict):  # name -> description, or name -> {description, type, required}
+        return tuple(
+            {"name": k, "description": v or "", "type": "string", "required": False, "typed": False}
+            if not isinstance(v, dict)
+            else {
+                "name": k,
+                "description": v.get("description", ""),
+                "type": v.get("type", "string"),
+                "required": bool(v.get("required", False)),
+                "typed": "type" in v,
+            }
+            for k, v in outputs.items()
+        )
     result = []
     for o in outputs or ():
         result.append(

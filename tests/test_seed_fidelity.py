@@ -1,0 +1,108 @@
+"""Seed fidelity (issue 15): prompts the seed documents show are reproduced byte for
+byte from templates alone, and behaviours the seeds define hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import promptmill
+
+RYE_LEAD = "When you have completed all steps, return structured results:\n"
+RYE_CALL = 'rye_execute(item_type="tool", item_id="rye/agent/threads/directive_return", parameters='
+
+RYE_CONTRACT = """\
+kind: output
+id: directive-return
+style: return_call
+return_tool: {name: directive_return}
+call:
+  lead: "When you have completed all steps, return structured results:"
+  call: 'rye_execute(item_type="tool", item_id="rye/agent/threads/{tool}", parameters={arguments})'
+"""
+ROLE = """\
+kind: role
+id: directive
+output: directive-return
+sections:
+  - id: returns
+    output: true
+"""
+
+
+def _render(tmp_path: Path, contract: str) -> str:
+    (tmp_path / "prompts").mkdir(exist_ok=True)
+    (tmp_path / "prompts" / "role.yaml").write_text(ROLE)
+    (tmp_path / "prompts" / "contract.yaml").write_text(contract)
+    result = promptmill.compile(tmp_path)
+    assert not [d for d in result.diagnostics if d.severity == "error"], result.diagnostics
+    return promptmill.load(tmp_path / "build").render("directive", {}).text
+
+
+def test_rye_v1_2_list_outputs_with_types_and_required(tmp_path: Path):
+    # the v1.2 builder: "description (type)", " [required]", the type alone without a description
+    contract = RYE_CONTRACT + (
+        '  placeholder: "<{description}{type_label}{required}>"\n'
+        '  placeholder_bare: "<{type}{required}>"\n'
+        "outputs:\n"
+        "  - {name: directive_path, description: Path to the created file, required: true}\n"
+        "  - {name: signed, description: Whether signing succeeded, type: boolean}\n"
+        "  - {name: count, type: integer}\n"
+    )
+    assert _render(tmp_path, contract) == (
+        RYE_LEAD + "`" + RYE_CALL + '{"directive_path": "<Path to the created file (string) [required]>", '
+        '"signed": "<Whether signing succeeded (boolean)>", "count": "<integer>"})`'
+    )
+
+
+def test_rye_v1_2_list_outputs_as_its_document_shows_them(tmp_path: Path):
+    # the document's own example: the description alone, or the field name without one
+    contract = RYE_CONTRACT + (
+        '  placeholder: "<{text}>"\n'
+        "outputs:\n"
+        "  - {name: directive_path, description: Path to the created file}\n"
+        "  - {name: signed, description: Whether signing succeeded}\n"
+        "  - {name: count}\n"
+    )
+    assert _render(tmp_path, contract) == (
+        RYE_LEAD + "`" + RYE_CALL + '{"directive_path": "<Path to the created file>", '
+        '"signed": "<Whether signing succeeded>", "count": "<count>"})`'
+    )
+
+
+def test_rye_v1_2_mapping_outputs_carry_no_type_label(tmp_path: Path):
+    # outputs as a mapping name -> description: the default placeholder shows the description alone
+    contract = RYE_CONTRACT + 'outputs: {score: "Numeric score 0-100", tier: "hot, warm, cold"}\n'
+    assert _render(tmp_path, contract) == (
+        RYE_LEAD + "`" + RYE_CALL + '{"score": "<Numeric score 0-100>", "tier": "<hot, warm, cold>"})`'
+    )
+
+
+def test_a_mapping_output_given_a_type_shows_it(tmp_path: Path):
+    contract = RYE_CONTRACT + "outputs:\n  score: {description: Numeric score, type: integer, required: true}\n  note: a remark\n"
+    assert _render(tmp_path, contract) == (
+        RYE_LEAD + "`" + RYE_CALL + '{"score": "<Numeric score (integer) [required]>", "note": "<a remark>"})`'
+    )
+    req = promptmill.load(tmp_path / "build").render("directive", {})
+    assert req.parse_reply('{"score": 3}') == {"score": 3}
+    with pytest.raises(promptmill.ReplyError):  # the type given is the reply schema's
+        req.parse_reply('{"score": "3"}')
+
+
+def test_the_default_wording_is_unchanged(tmp_path: Path):
+    contract = "kind: output\nid: directive-return\nstyle: return_call\noutputs:\n  - {name: ok, type: boolean, required: true}\n  - {name: why, description: the reason}\n"
+    assert _render(tmp_path, contract) == (
+        "When you have finished, return your results by calling the `return_result` tool with these arguments:\n"
+        '`return_result({"ok": "<ok (boolean) [required]>", "why": "<the reason (string)>"})`'
+    )
+
+
+def test_an_unknown_name_in_the_call_wording_is_pm707(tmp_path: Path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "role.yaml").write_text(ROLE)
+    (tmp_path / "prompts" / "contract.yaml").write_text(RYE_CONTRACT + '  placeholder: "<{desc}> {literal braces}"\noutputs: [{name: a}]\n')
+    result = promptmill.compile(tmp_path)
+    [d] = [d for d in result.diagnostics if d.code == "PM707"]
+    assert (d.line, d.col) == (7, 16)
+    assert "{desc}" in d.message and "{literal}" not in d.message
