@@ -102,7 +102,7 @@ def test_an_unknown_name_in_the_call_wording_is_pm707(tmp_path: Path):
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "role.yaml").write_text(ROLE)
     (tmp_path / "prompts" / "contract.yaml").write_text(RYE_CONTRACT + '  placeholder: "<{desc}> {literal braces}"\noutputs: [{name: a}]\n')
-    result = promptmill.compile(tmp_path)
-    [d] = [d for d in result.diagnostics if d.code == "PM707"]
-    assert (d.line, d.col) == (7, 16)
-    assert "{desc}" in d.message and "{literal}" not in d.message
+    with pytest.raises(promptmill.CompileError) as err:
+        promptmill.compile(tmp_path)
+    assert "contract.yaml:8:16: error[PM707] output contract 'directive-return': call.placeholder uses {desc}, which" in str(err.value)
+    assert "literal" not in str(err.value)
