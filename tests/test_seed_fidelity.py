@@ -106,3 +106,24 @@ def test_an_unknown_name_in_the_call_wording_is_pm707(tmp_path: Path):
         promptmill.compile(tmp_path)
     assert "contract.yaml:8:16: error[PM707] output contract 'directive-return': call.placeholder uses {desc}, which" in str(err.value)
     assert "literal" not in str(err.value)
+
+
+def test_own_after_context_comes_before_injected_after_context(tmp_path: Path):
+    # seed 001's first user message: hook before, own before, body, own after, hook after
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "promptmill.yaml").write_text(
+        "inject:\n  - {id: hook-before, fragment: hb, position: before}\n  - {id: hook-after, fragment: ha, position: after}\n"
+    )
+    for fid in ("hb", "ha", "ob", "oa"):
+        (tmp_path / "prompts" / f"{fid}.yaml").write_text(f"kind: fragment\nid: {fid}\ntext: {fid.upper()}\n")
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ncontext: {before: [{id: ob, wrap: false}], after: [{id: oa, wrap: false}]}\n"
+        "sections:\n  - {id: body, text: BODY}\n"
+    )
+    (tmp_path / "prompts" / "ha.yaml").write_text("kind: fragment\nid: ha\nwrap: false\ntext: HA\n")
+    (tmp_path / "prompts" / "hb.yaml").write_text("kind: fragment\nid: hb\nwrap: false\ntext: HB\n")
+    promptmill.compile(tmp_path)
+    req = promptmill.load(tmp_path / "build").render("r", {})
+    assert req.text.split("\n\n") == ["HB", "OB", "BODY", "OA", "HA"]
+    injected = [(e["id"], e["position"]) for e in req.events if e["type"] == "context_injected"]
+    assert injected == [("hb", "before"), ("ob", "before"), ("oa", "after"), ("ha", "after")]
