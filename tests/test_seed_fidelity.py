@@ -127,3 +127,25 @@ def test_own_after_context_comes_before_injected_after_context(tmp_path: Path):
     assert req.text.split("\n\n") == ["HB", "OB", "BODY", "OA", "HA"]
     injected = [(e["id"], e["position"]) for e in req.events if e["type"] == "context_injected"]
     assert injected == [("hb", "before"), ("ob", "before"), ("oa", "after"), ("ha", "after")]
+
+
+def test_a_set_inside_an_if_compiles_and_renders(tmp_path: Path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs: {type: object, properties: {s: {type: string}}}\n"
+        "sections:\n  - id: a\n    template: '{% if s %}{% set m = s | upper %}{{ m }}{% endif %}'\n"
+    )
+    promptmill.compile(tmp_path)
+    assert promptmill.load(tmp_path / "build").render("r", {"s": "loud"}).text == "LOUD"
+
+
+def test_lint_reports_a_call_the_sandbox_refuses_at_its_line(tmp_path: Path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\ninputs: {type: object, properties: {d: {type: object}}}\n"
+        "sections:\n  - id: a\n    template: |\n      {% set fields = [] %}\n"
+        "      {% for k, v in d.items() %}{{ fields.append((k, v)) or '' }}{% endfor %}\n"
+    )
+    with pytest.raises(promptmill.CompileError) as err:
+        promptmill.compile(tmp_path)
+    assert "r.yaml:8:43: error[PM405] section 'a': calls .append(), which changes its object" in str(err.value)
