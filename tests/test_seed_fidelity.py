@@ -149,3 +149,77 @@ def test_lint_reports_a_call_the_sandbox_refuses_at_its_line(tmp_path: Path):
     with pytest.raises(promptmill.CompileError) as err:
         promptmill.compile(tmp_path)
     assert "r.yaml:8:43: error[PM405] section 'a': calls .append(), which changes its object" in str(err.value)
+
+
+PARENTS = {
+    "base.yaml": "kind: role\nid: base\nabstract: true\nsections:\n  - {id: who, text: You are a careful assistant.}\n",
+    "terse.yaml": "kind: role\nid: terse\nabstract: true\nsections:\n  - {id: who, text: You are terse.}\n",
+    "coder.yaml": (
+        "kind: role\nid: coder\nabstract: true\ninputs: {type: object, properties: {diff: {type: string}}}\n"
+        "sections:\n  - {id: who, text: You are a code reviewer.}\n  - {id: diff, template: '{{ diff }}'}\n"
+    ),
+    "task.yaml": (
+        "kind: role\nid: task\nextends: base\n"
+        "extends_when:\n"
+        "  - {role: terse, when: {path: state.mode, op: eq, value: quick}}\n"
+        "  - {role: coder, when: {path: state.category, op: eq, value: code}}\n"
+        "inputs: {type: object, properties: {mode: {type: string}, category: {type: string}, task: {type: string}}}\n"
+        "sections:\n  - {id: task, template: 'Task: {{ task }}'}\n"
+    ),
+}
+
+
+def _parents_project(tmp_path: Path) -> Path:
+    (tmp_path / "prompts").mkdir()
+    for name, text in PARENTS.items():
+        (tmp_path / "prompts" / name).write_text(text)
+    promptmill.compile(tmp_path)
+    return tmp_path / "build"
+
+
+def test_the_parent_is_chosen_at_render_time_first_condition_that_holds(tmp_path: Path):
+    rt = promptmill.load(_parents_project(tmp_path))
+    quick = rt.render("task", {"mode": "quick", "category": "code", "task": "fix it"})
+    assert quick.text == "You are terse.\n\nTask: fix it"
+    assert quick.events[0] == {"type": "parent_chosen", "parent": "terse", "candidate": 0, "when": {"path": "state.mode", "op": "eq", "value": "quick"}}
+    code = rt.render("task", {"category": "code", "task": "review", "diff": "+x"})
+    assert code.text == "You are a code reviewer.\n\n+x\n\nTask: review"
+    assert code.events[0]["parent"] == "coder"
+    plain = rt.render("task", {"task": "think"})
+    assert plain.text == "You are a careful assistant.\n\nTask: think"
+    assert plain.events[0] == {"type": "parent_chosen", "parent": "base", "candidate": None, "when": None}
+
+
+def test_a_parent_choice_bundle_is_format_2_and_other_bundles_stay_format_1(tmp_path: Path):
+    import json
+
+    build = _parents_project(tmp_path)
+    manifest = json.loads((build / "manifest.json").read_text())
+    data = json.loads((build / manifest["roles"]["task"]["file"]).read_text())
+    assert data["format_version"] == 2 and [p["parent"] for p in data["parents"]] == ["terse", "coder"]
+    assert all(p["bundle"]["format_version"] == 1 for p in data["parents"])
+    # every candidate chain's files are sources of the role
+    assert {"prompts/terse.yaml", "prompts/coder.yaml", "prompts/base.yaml"} <= set(manifest["roles"]["task"]["sources"])
+    (tmp_path / "prompts" / "other.yaml").write_text("kind: role\nid: other\nsections:\n  - {id: a, text: A}\n")
+    promptmill.compile(tmp_path)
+    manifest = json.loads((build / "manifest.json").read_text())
+    assert json.loads((build / manifest["roles"]["other"]["file"]).read_text())["format_version"] == 1
+
+
+def test_every_candidate_chain_is_checked_ahead_of_time(tmp_path: Path):
+    (tmp_path / "prompts").mkdir()
+    for name, text in PARENTS.items():
+        (tmp_path / "prompts" / name).write_text(text)
+    (tmp_path / "prompts" / "task.yaml").write_text(
+        PARENTS["task.yaml"].replace("role: coder", "role: codr").replace("state.mode", "state.moode")
+    )
+    with pytest.raises(promptmill.CompileError) as err:
+        promptmill.compile(tmp_path)
+    text = str(err.value)
+    assert "task.yaml:6:12: error[PM302] role 'task' extends unknown role 'codr'" in text
+    assert "task.yaml:5:32: error[PM607] 'state.moode' is not in the inputs schema" in text
+
+
+def test_inputs_read_by_parent_conditions_are_used(tmp_path: Path):
+    _parents_project(tmp_path)
+    assert [d for d in promptmill.lint(tmp_path).diagnostics if d.code == "PM404"] == []

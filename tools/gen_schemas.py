@@ -341,6 +341,24 @@ ROLE = doc(
         "category": s("string", "Category", "A free label conditions can test as `role.category`."),
         "abstract": s("boolean", "Abstract", "A base role meant only to be extended: checked, but not written to the build."),
         "extends": id_ref("Extends", "Id of a parent role: sections, inputs, budget, context and output are inherited root-first."),
+        "extends_when": s(
+            "array",
+            "Parent chosen at render time",
+            "Candidate parents, each with a condition on the render state (`state.*`, `model`, `provider`, `event`, `role.*`): "
+            "the runtime extends the first whose condition holds, else `extends` (or no parent). Every candidate chain is "
+            "compiled and checked ahead of time.",
+            minItems=1,
+            items=s(
+                "object",
+                "Candidate parent",
+                additionalProperties=False,
+                required=["role", "when"],
+                properties={
+                    "role": id_ref("Parent", "Id of the candidate parent role."),
+                    "when": {"$ref": "#/$defs/condition", "title": "Condition", "description": "Extend this parent when it holds."},
+                },
+            ),
+        ),
         "model": s("string", "Model", "Model name (e.g. `gpt-4o`, `claude-sonnet-4`): sets the tokenizer and caps the budget at the model's context window.", minLength=1),
         "provider": s(
             "string",

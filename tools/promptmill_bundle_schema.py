@@ -122,6 +122,18 @@ BUNDLE = {
             items=_s("object", additionalProperties=False, required=["file", "sha256"], properties={"file": _s("string"), "sha256": _s("string")}),
         ),
         "source_hash": _s("string"),
+        "default_parent": _s(["string", "null"], "The parent of the role's `extends` (format 2): used when no candidate's condition holds."),
+        "parents": _s(
+            "array",
+            "Format 2: candidate parents chosen at render time, first whose condition holds; each `bundle` is the role compiled with that parent (a format 1 bundle).",
+            minItems=1,
+            items=_s(
+                "object",
+                additionalProperties=False,
+                required=["parent", "when", "bundle"],
+                properties={"parent": _s("string"), "when": _s("object"), "bundle": {"$ref": "#"}},
+            ),
+        ),
     },
 }
 

@@ -296,6 +296,8 @@ def build_template(doc: Document, layer: Layer, source_file: str) -> tuple[Templ
         for i, rule in enumerate(data.get("inject", ())):
             if "when" in rule:
                 diags.extend(condition_diagnostics(doc, ("inject", i, "when"), rule["when"]))
+        for i, candidate in enumerate(data.get("extends_when", ())):
+            diags.extend(condition_diagnostics(doc, ("extends_when", i, "when"), candidate["when"]))
         return Role(**common, sections=tuple(sections)), diags
     if kind == "constraints":
         rules = []
