@@ -223,3 +223,33 @@ def test_every_candidate_chain_is_checked_ahead_of_time(tmp_path: Path):
 def test_inputs_read_by_parent_conditions_are_used(tmp_path: Path):
     _parents_project(tmp_path)
     assert [d for d in promptmill.lint(tmp_path).diagnostics if d.code == "PM404"] == []
+
+
+def test_which_lists_the_candidate_parents_and_render_reports_the_choice(tmp_path: Path):
+    from promptmill.preview import event_line
+    from promptmill.which import format_which, which
+
+    build = _parents_project(tmp_path)
+    assert format_which(which("task", tmp_path)).splitlines()[3:] == [
+        '  parent       terse     when state.mode eq "quick"',
+        '  parent       coder     when state.category eq "code"',
+        "  parent       base      otherwise",
+    ]
+    rt = promptmill.load(build)
+    assert event_line(rt.render("task", {"mode": "quick"}).events[0]) == 'parent_chosen       terse  (candidate 0: state.mode eq "quick")'
+    assert event_line(rt.render("task", {}).events[0]) == "parent_chosen       base  (no candidate's condition holds: extends)"
+
+
+def test_a_bundle_with_parents_round_trips_and_a_v1_bundle_with_parents_is_refused(tmp_path: Path):
+    import json
+
+    from promptmill.bundle import role_from_dict
+    from promptmill.errors import BuildError
+
+    build = _parents_project(tmp_path)
+    manifest = json.loads((build / "manifest.json").read_text())
+    text = (build / manifest["roles"]["task"]["file"]).read_text()
+    bundle = role_from_dict(json.loads(text))
+    assert bundle.to_json() == text
+    with pytest.raises(BuildError, match="format version 1 goes with `parents` only in version 2"):
+        role_from_dict(dict(json.loads(text), format_version=1))
