@@ -29,6 +29,7 @@ CODES: dict[str, Code] = {
     "PM012": Code("build-locked", "error", "another compile holds the build lock"),
     "PM013": Code("init-failed", "error", "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them"),
     "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
+    "PM015": Code("port-unsupported", "error", "`promptmill port-format`: the str.format template has a field with no template counterpart, or is malformed"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),
