@@ -253,3 +253,18 @@ def test_a_bundle_with_parents_round_trips_and_a_v1_bundle_with_parents_is_refus
     assert bundle.to_json() == text
     with pytest.raises(BuildError, match="format version 1 goes with `parents` only in version 2"):
         role_from_dict(dict(json.loads(text), format_version=1))
+
+
+def test_bundles_with_and_without_parents_match_the_published_bundle_schema(tmp_path: Path):
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((Path(__file__).parents[1] / "schemas" / "bundle.schema.json").read_text())
+    build = _parents_project(tmp_path)
+    (tmp_path / "prompts" / "other.yaml").write_text("kind: role\nid: other\nsections:\n  - {id: a, text: A}\n")
+    promptmill.compile(tmp_path)
+    manifest = json.loads((build / "manifest.json").read_text())
+    for role in ("task", "other"):
+        data = json.loads((build / manifest["roles"][role]["file"]).read_text())
+        assert list(Draft202012Validator(schema).iter_errors(data)) == [], role

@@ -87,7 +87,7 @@ BUNDLE = {
     "required": ["format", "format_version", "id", "tokenizer", "budget", "separator", "sections", "inputs"],
     "properties": {
         "format": {"const": "promptmill-bundle"},
-        "format_version": {"const": 1},
+        "format_version": {"enum": [1, 2], "description": "2 when the bundle has `parents` (a parent chosen at render time), else 1."},
         "id": _s("string"),
         "description": _s("string"),
         "category": _s("string"),
