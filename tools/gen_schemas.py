@@ -518,7 +518,7 @@ OUTPUT = doc(
         "call": s(
             "object",
             "Call wording",
-            "How the `return_call` instruction words the call. Each text may use `{tool}`; "
+            "How the `return_call` instruction words the call. `lead`, `call` and the placeholders may use `{tool}`; "
             "`call` uses `{arguments}` (the object of placeholders); `placeholder` and `placeholder_bare` "
             "use `{name}`, `{description}`, `{type}`, `{text}` (description, or the name without one), "
             "`{type_label}` (` (type)`, empty when no type was given) and `{required}` (` [required]` or empty). "
