@@ -181,3 +181,44 @@ def test_plain_underscore_free_access_is_fine() -> None:
     info, diags = check("{{ x.a_b }}{{ x['k_'] }}{{ '{0.name}'.format(x) }}{{ x|attr('real') }}")
     assert diags == []
     assert info is not None and info.variables == {"x"}
+
+
+@pytest.mark.parametrize(
+    ("source", "variables"),
+    [
+        ("{% if s %}{% set m = s | upper %}{{ m }}{% endif %}", {"s"}),  # issue 15's example
+        ("{% for x in xs %}{% set m = x %}{{ m }}{% endfor %}", {"xs"}),
+        ("{% if s %}{% set m %}{{ s }}!{% endset %}{{ m }}{% endif %}", {"s"}),
+        ("{% if s %}{% if t %}{% set m = t %}{{ m }}{% endif %}{% endif %}", {"s", "t"}),
+        # read where the set may not have run: an input after all
+        ("{% if s %}{% set m = 1 %}{% endif %}{{ m }}", {"s", "m"}),
+        ("{% for x in xs %}{{ m }}{% set m = x %}{% endfor %}", {"xs", "m"}),
+        ("{% if s %}{% set m = 1 %}{{ m }}{% else %}{{ m }}{% endif %}", {"s", "m"}),
+    ],
+)
+def test_a_name_set_inside_a_block_and_read_after_is_a_local(source: str, variables: set[str]) -> None:
+    info, diags = check(source)
+    assert diags == []
+    assert info is not None and set(info.variables) == variables
+
+
+@pytest.mark.parametrize("method", ["append", "extend", "update", "pop", "setdefault", "add", "sort", "clear"])
+def test_calls_of_mutating_methods_are_pm405_where_the_sandbox_would_refuse_them(method: str) -> None:
+    source = f"intro\n{{% for k, v in d.items() %}}{{{{ fields.{method}((k, v)) or '' }}}}{{% endfor %}}"
+    _, (diag,) = check(source)
+    assert (diag.code, diag.line, diag.col) == ("PM405", 102, 6 + source.splitlines()[1].index(f".{method}(") + 1)
+    assert f"calls .{method}(), which changes its object" in diag.message
+    from promptmill.runtime.jinja import sandbox
+
+    with pytest.raises(RenderError):  # and the sandbox does refuse it: lint and render agree
+        sandbox.render(sandbox.compile_template(source), {"d": {"a": 1}, "fields": [], })
+
+
+def test_mutating_method_names_cover_the_sandboxs_list() -> None:
+    import jinja2.sandbox
+
+    from promptmill.lints.jinjacheck import MUTATING_METHODS
+
+    refused = set().union(*(names for _, names in jinja2.sandbox._mutable_spec))
+    assert refused <= MUTATING_METHODS
+    assert not any(hasattr(value, m) for value in ("s", 1, 1.5, True, None) for m in MUTATING_METHODS)

@@ -369,6 +369,24 @@ ROLE = doc(
         "category": s("string", "Category", "A free label conditions can test as `role.category`."),
         "abstract": s("boolean", "Abstract", "A base role meant only to be extended: checked, but not written to the build."),
         "extends": id_ref("Extends", "Id of a parent role: sections, inputs, budget, context and output are inherited root-first."),
+        "extends_when": s(
+            "array",
+            "Parent chosen at render time",
+            "Candidate parents, each with a condition on the render state (`state.*`, `model`, `provider`, `event`, `role.*`): "
+            "the runtime extends the first whose condition holds, else `extends` (or no parent). Every candidate chain is "
+            "compiled and checked ahead of time.",
+            minItems=1,
+            items=s(
+                "object",
+                "Candidate parent",
+                additionalProperties=False,
+                required=["role", "when"],
+                properties={
+                    "role": id_ref("Parent", "Id of the candidate parent role."),
+                    "when": {"$ref": "#/$defs/condition", "title": "Condition", "description": "Extend this parent when it holds."},
+                },
+            ),
+        ),
         "model": s(
             "string",
             "Model",
@@ -510,7 +528,22 @@ OUTPUT = doc(
             "description": "The reply's fields: a list of `{name, description, type, required}` or a mapping name -> description.",
             "anyOf": [
                 s("array", items=OUTPUT_FIELD, minItems=1),
-                s("object", additionalProperties=s("string"), minProperties=1),
+                s(
+                    "object",
+                    additionalProperties={
+                        "anyOf": [
+                            s("string"),
+                            s(
+                                "object",
+                                "Output",
+                                "A description with a type: the placeholder's type label is shown only when a type is given.",
+                                additionalProperties=False,
+                                properties={k: v for k, v in OUTPUT_FIELD["properties"].items() if k != "name"},
+                            ),
+                        ]
+                    },
+                    minProperties=1,
+                ),
             ],
         },
         "instructions": s("string", "Instructions", "Prose placed before the generated format description."),
@@ -526,6 +559,41 @@ OUTPUT = doc(
             },
         ),
         "checks": s("array", "Checks", "Checks beyond JSON Schema, run by `parse_reply`.", items=CHECK),
+        "call": s(
+            "object",
+            "Call wording",
+            "How the `return_call` instruction words the call. `lead`, `call` and the placeholders may use `{tool}`; "
+            "`call` uses `{arguments}` (the object of placeholders); `placeholder` and `placeholder_bare` "
+            "use `{name}`, `{description}`, `{type}`, `{text}` (description, or the name without one), "
+            "`{type_label}` (` (type)`, empty when no type was given) and `{required}` (` [required]` or empty). "
+            "Other braces are literal.",
+            additionalProperties=False,
+            properties={
+                "lead": s(
+                    "string",
+                    "Lead sentence",
+                    "The line before the call (default: When you have finished, "
+                    "return your results by calling the `{tool}` tool with these arguments:).",
+                ),
+                "call": s(
+                    "string",
+                    "Call",
+                    "The call around the arguments, e.g. `rye_execute(item_id=\"x\", parameters={arguments})` "
+                    "(default `{tool}({arguments})`). It is written between backticks.",
+                    minLength=1,
+                ),
+                "placeholder": s(
+                    "string", "Placeholder", "One field's placeholder value (default `<{text}{type_label}{required}>`).", minLength=1
+                ),
+                "placeholder_bare": s(
+                    "string",
+                    "Placeholder without description",
+                    "A field's placeholder when it has no description (default: `placeholder`).",
+                    minLength=1,
+                ),
+                "required_mark": s("string", "Required mark", "What `{required}` stands for on a required field (default ` [required]`)."),
+            },
+        ),
     },
     ["id"],
     COMMON_DEFS,

@@ -91,7 +91,7 @@ BUNDLE = {
     "required": ["format", "format_version", "id", "tokenizer", "budget", "separator", "sections", "inputs"],
     "properties": {
         "format": {"const": "promptmill-bundle"},
-        "format_version": {"const": 1},
+        "format_version": {"enum": [1, 2], "description": "2 when the bundle has `parents` (a parent chosen at render time), else 1."},
         "id": _s("string"),
         "description": _s("string"),
         "category": _s("string"),
@@ -129,6 +129,21 @@ BUNDLE = {
             ),
         ),
         "source_hash": _s("string"),
+        "default_parent": _s(
+            ["string", "null"], "The parent of the role's `extends` (format 2): used when no candidate's condition holds."
+        ),
+        "parents": _s(
+            "array",
+            "Format 2: candidate parents chosen at render time, first whose condition holds; "
+            "each `bundle` is the role compiled with that parent (a format 1 bundle).",
+            minItems=1,
+            items=_s(
+                "object",
+                additionalProperties=False,
+                required=["parent", "when", "bundle"],
+                properties={"parent": _s("string"), "when": _s("object"), "bundle": {"$ref": "#"}},
+            ),
+        ),
     },
 }
 

@@ -254,6 +254,17 @@ def which(template_id: str, path: str, kind: str | None) -> None:
     click.echo(format_which(run_which(template_id, path, kind=kind)))
 
 
+@main.command("port-format")
+@click.argument("file", type=click.Path())
+@click.option("--id", "role_id", help="Role id (default: the file's name without its extension).")
+@handled
+def port_format(file: str, role_id: str | None) -> None:
+    """Print a role skeleton rendering what a str.format template in FILE gives."""
+    from ..compiling.porting import port_template_file
+
+    click.echo(port_template_file(file, role_id), nl=False)
+
+
 @main.command()
 @click.argument("path", default=".", type=click.Path())
 @click.option("--build", type=click.Path(), help="Read this build folder instead of compiling the sources.")

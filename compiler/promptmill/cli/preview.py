@@ -163,6 +163,11 @@ def event_line(e: dict) -> str:
         return f"{kind:<19} {e.get('id')}  at {e.get('position')}  {layer}  by {e.get('by')}  ({e.get('reason')})"
     if kind == "context_suppressed":
         return f"{kind:<19} {e.get('id')}  at {e.get('position')} from {e.get('from')}  by {e.get('by')}"
+    if kind == "parent_chosen":
+        from ..runtime.conditions import describe
+
+        why = f"candidate {e['candidate']}: {describe(e['when'])}" if e.get("when") else "no candidate's condition holds: extends"
+        return f"{kind:<19} {e.get('parent') or '(none)'}  ({why})"
     return f"{kind:<19} " + ", ".join(f"{k}={v}" for k, v in e.items() if k != "type" and v is not None)
 
 

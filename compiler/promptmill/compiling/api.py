@@ -207,6 +207,8 @@ def compile_bundles(
             reused.append(role.id)
             continue
         bundle, rdiags = compile_role(composed, loaded.index, loaded.project)
+        if role.get("extends_when"):
+            bundle, rdiags = _with_parent_choice(composer, loaded, role, composed, bundle, rdiags)
         diags.extend(rdiags)
         if key is not None:
             fresh[role.id] = (key, bundle, tuple(rdiags))
@@ -216,6 +218,57 @@ def compile_bundles(
         memo.clear()
         memo.update(fresh)
     return bundles, reused, diags
+
+
+def _with_parent_choice(
+    composer: Composer, loaded: Loaded, role: Role, composed: ComposedRole, bundle: RoleBundle | None, diags: list[Diagnostic]
+) -> tuple[RoleBundle | None, list[Diagnostic]]:
+    """`bundle` with every `extends_when` candidate compiled (see promptmill.compose.extends.candidate_roles):
+    a diagnostic of any candidate chain fails the role, each reported once."""
+    from ..compose.extends import candidate_roles
+    from ..lints.condlint import check_condition
+    from ..runtime import conditions
+    from ..runtime.bundle import ParentChoice, SourceRef
+
+    found = list(diags)
+    choices = []
+    for parent, when, candidate in candidate_roles(role):
+        ccomposed, cdiags = composer.compose(candidate)
+        found.extend(cdiags)
+        if ccomposed is None:
+            continue
+        i = candidate.candidate
+
+        def report(loc: tuple, code: str, message: str, hint: str | None, i: int = i) -> None:
+            found.append(Diagnostic.at(role.pos("extends_when", i, "when", *loc), code, message, hint=hint))
+
+        check_condition(when, ccomposed.inputs or {}, ccomposed.facts, report, shared=False)
+        cbundle, cdiags = compile_role(ccomposed, loaded.index, loaded.project)
+        found.extend(cdiags)
+        if cbundle is not None:
+            choices.append(ParentChoice(parent, when, cbundle))
+    # an input the parent conditions read is used (PM404 is about the role's own uses)
+    read = {
+        leaf["path"].split(".")[1]
+        for _, when, _ in candidate_roles(role)
+        for _, leaf in conditions.leaves(when)
+        if leaf["path"].startswith("state.")
+    }
+    found = [
+        d for d in dict.fromkeys(found) if not (d.code == "PM404" and any(d.message.startswith(f"input '{n}' ") for n in read))
+    ]
+    if bundle is None or any(d.severity == "error" for d in found):
+        return None, found
+    refs = {(s.file, s.sha256) for b in (bundle, *(c.bundle for c in choices)) for s in b.sources}
+    sources = sorted(refs)
+    bundle = replace(
+        bundle,
+        parents=tuple(choices),
+        default_parent=composed.role.extends,
+        sources=tuple(SourceRef(f, h) for f, h in sources),
+        source_hash=source_hash(sources, tokenizer_identity(bundle.tokenizer, loaded.project)),
+    )
+    return bundle, found
 
 
 def _bare_folder(project: Project) -> bool:
@@ -240,6 +293,8 @@ def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
     from ..runtime.tokenizers import DEFAULT_TOKENIZER
 
     index = loaded.index
+    if composed.role.get("extends_when"):
+        return None  # its candidate chains are compiled each time
     deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
     if loaded.project.config_doc is not None:
         deps.add(("promptmill.yaml", loaded.project.config_doc.sha256))

@@ -8,6 +8,10 @@ Ids resolve through the layers in order - the project's prompts folder, each
 the user's config dir), then the library shipped in the package - and the
 first match wins. `which` reports, for every kind that has the id, the file
 that wins and every file it hides. `promptmill which ID` prints it.
+
+For a role whose parent is chosen at render time (`extends_when`), `parents`
+lists the candidates in the order the runtime tries them, each with its
+condition, then the `extends` parent taken when none holds (condition None).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 
 from ..compose.model import Template
 from ..core.errors import PromptmillError
+from ..runtime import conditions
 from ..source.schemacheck import TEMPLATE_KINDS
 
 
@@ -42,6 +47,7 @@ class Resolution:
     id: str
     winner: Location
     shadows: tuple[Location, ...] = ()
+    parents: tuple[tuple[str | None, dict | None], ...] = ()  # (parent id, condition) of extends_when, then (extends, None)
 
 
 def _location(t: Template) -> Location:
@@ -67,7 +73,10 @@ def which(template_id: str, path: str | os.PathLike[str] = ".", *, kind: str | N
         t = index.get(k, template_id)
         if t is not None:
             hidden = tuple(_location(s) for s in index.shadowed.get((k, template_id), ()))
-            found.append(Resolution(k, template_id, _location(t), hidden))
+            parents: tuple = ()
+            if k == "role" and t.get("extends_when"):
+                parents = (*((c["role"], c["when"]) for c in t.get("extends_when")), (t.get("extends"), None))
+            found.append(Resolution(k, template_id, _location(t), hidden, parents))
     if not found:
         ids = sorted({tid for (k, tid) in index.templates if k in kinds})
         close = nearest_ids(template_id, ids)
@@ -90,4 +99,8 @@ def format_which(results: list[Resolution]) -> str:
             lines.append(f"  shadows      {s.layer:<9} {s}")
         if not r.shadows:
             lines.append("  shadows      nothing")
+        for parent, when in r.parents:
+            shown = parent if parent is not None else "(none)"
+            lines.append(f"  parent       {shown:<9} " + (f"when {conditions.describe(when)}" if when is not None else "otherwise"))
     return "\n".join(lines)
+

@@ -8,7 +8,10 @@ Candidates, in precedence order:
 2. the `context:` of each role along the extends chain, root-first (within a
    role: system, before, after, each in list order).
 Within a position, fragments appear in this order too: injected ones first,
-then the roles' own.
+then the roles' own; except `after`, where the roles' own after-context comes
+first, right after the body, and injected after-context follows it (the order
+seed 001 gives the first user message: hook before-context, own before-context,
+body, own after-context, hook after-context).
 
 Conditions are applied as far as compile-time facts allow (`role.id`,
 `role.category`, `model`); a rule that can never fire for a role is left out.
@@ -279,4 +282,6 @@ def compose_context(
                 yields_to=tuple(p.declared_by for p in earlier),
             )
         )
+    # the roles' own after-context sits between the body and injected after-context
+    entries.sort(key=lambda e: e.position == "after" and e.injected)
     return entries, events, diags

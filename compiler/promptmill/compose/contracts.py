@@ -16,6 +16,7 @@ Styles:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..core.diagnostics import Diagnostic
@@ -98,6 +99,64 @@ def example_value(schema: Any, name: str = "value", depth: int = 0) -> Any:
     return f"<{schema.get('description', name)}>"
 
 
+CALL_DEFAULTS = {
+    "lead": "When you have finished, return your results by calling the `{tool}` tool with these arguments:",
+    "call": "{tool}({arguments})",
+    "placeholder": "<{text}{type_label}{required}>",
+    "required_mark": " [required]",
+}
+# the names each wording may use; other braces are literal text
+CALL_NAMES = {
+    "lead": ("tool",),
+    "call": ("tool", "arguments"),
+    "placeholder": ("tool", "name", "description", "type", "text", "type_label", "required"),
+    "placeholder_bare": ("tool", "name", "description", "type", "text", "type_label", "required"),
+    "required_mark": (),
+}
+_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    return _NAME.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def call_problems(call: dict) -> list[tuple[str, str]]:
+    """(key, problem) for each `{name}` a call wording uses that it has no value for."""
+    out = []
+    for key, text in call.items():
+        allowed = CALL_NAMES.get(key, ())
+        unknown = sorted({m.group(1) for m in _NAME.finditer(text)} - set(allowed))
+        if unknown:
+            names = ", ".join("{" + n + "}" for n in unknown)
+            can = ", ".join("{" + n + "}" for n in allowed) or "no names"
+            out.append((key, f"call.{key} uses {names}, which it has no value for (it may use {can}; write other braces as they are)"))
+    return out
+
+
+def call_text(call: dict, fields: list[dict], tool_name: str) -> str:
+    """The `return_call` instruction: the lead sentence, then the call in backticks with
+    one placeholder per field, worded by the contract's `call` (defaults: CALL_DEFAULTS)."""
+    wording = {**CALL_DEFAULTS, **call}
+    args = []
+    for f in fields:
+        typed = f.get("typed", True)
+        values = {
+            "tool": tool_name,
+            "name": f["name"],
+            "description": f["description"],
+            "type": f["type"] if typed else "",
+            "text": f["description"] or f["name"],
+            "type_label": f" ({f['type']})" if typed else "",
+            "required": wording["required_mark"] if f["required"] else "",
+        }
+        shape = wording["placeholder"] if f["description"] else wording.get("placeholder_bare", wording["placeholder"])
+        args.append(f"{json.dumps(f['name'])}: {json.dumps(_fill(shape, values), ensure_ascii=False)}")
+    arguments = "{" + ", ".join(args) + "}"
+    lead = _fill(wording["lead"], {"tool": tool_name})
+    line = "`" + _fill(wording["call"], {"tool": tool_name, "arguments": arguments}) + "`"
+    return f"{lead}\n{line}" if lead else line
+
+
 def instructions(contract: OutputContract, style: str, schema: dict, tool_name: str) -> str:
     """The prose a role's `output: true` section renders."""
     intro = (contract.get("instructions") or "").strip()
@@ -123,16 +182,7 @@ def format_text(contract: OutputContract, style: str, schema: dict, tool_name: s
         lines.append("</returns>")
         parts.append("\n".join(lines))
     elif style == "return_call":
-        args = []
-        for f in fields:
-            label = f"{f['description']} ({f['type']})" if f["description"] else f"{f['name']} ({f['type']})"
-            if f["required"]:
-                label += " [required]"
-            args.append(f"{json.dumps(f['name'])}: {json.dumps('<' + label + '>', ensure_ascii=False)}")
-        parts.append(
-            f"When you have finished, return your results by calling the `{tool_name}` tool with these arguments:\n"
-            f"`{tool_name}({{{', '.join(args)}}})`"
-        )
+        parts.append(call_text(contract.get("call") or {}, fields, tool_name))
     elif style == "json":
         example = contract.get("example")
         if example is None:
@@ -239,6 +289,16 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
                     f"check '{check['check']}' needs: {', '.join(missing)}",
                 )
             )
+    for key, problem in call_problems(contract.get("call") or {}):
+        diags.append(
+            Diagnostic.at(
+                contract.pos("call", key),
+                "PM707",
+                f"output contract '{contract.id}': {problem}",
+                hint="names are {tool}, {arguments} (call), and in placeholders "
+                "{name}, {description}, {type}, {text}, {type_label}, {required}",
+            )
+        )
     if "schema" in contract.data and contract.fields and isinstance(schema, dict):
         diags.extend(_outputs_vs_schema(contract, schema))
     native = None

@@ -15,13 +15,19 @@ order is kept in a linked list, so every step costs O(1).
 
 `merge_inputs(chain)` extends the inputs schema: properties merge, nested
 object properties merge recursively, `required` lists are unioned.
+
+`candidate_roles(role)` gives, for a role with `extends_when`, the role as it is
+compiled with each candidate parent: the same template with `extends` set to the
+candidate, reporting chain problems at the candidate's `role:`. The compiler
+builds each of these chains ahead of time; the runtime picks one per render.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, Position
 from ..core.suggest import did_you_mean, suggest
 from .model import Role, SectionDef, Template
 
@@ -44,6 +50,28 @@ def _links(roles: list[Role]) -> str:
             [_link(r) for r in roles[:_SHOWN]] + [f"... {hidden} more ..."] + [_link(r) for r in roles[-_SHOWN:]]
         )
     return " -> ".join(_link(r) for r in roles)
+
+
+@dataclass(frozen=True)
+class CandidateRole(Role):
+    """A role compiled with its `extends_when` candidate number `candidate` as its parent."""
+
+    candidate: int = 0
+
+    def pos(self, *sub: Any) -> Position:
+        if sub[:1] == ("extends",):
+            sub = ("extends_when", self.candidate, "role", *sub[1:])
+        return super().pos(*sub)
+
+
+def candidate_roles(role: Role) -> list[tuple[str, dict, CandidateRole]]:
+    """(parent id, condition, role with that parent) for each of `role`'s `extends_when`."""
+    out: list[tuple[str, dict, CandidateRole]] = []
+    for i, choice in enumerate(role.get("extends_when") or ()):
+        kept = {f.name: getattr(role, f.name) for f in fields(Role)}
+        kept["data"] = {**role.data, "extends": choice["role"]}
+        out.append((choice["role"], choice["when"], CandidateRole(**kept, candidate=i)))
+    return out
 
 
 class Chains:

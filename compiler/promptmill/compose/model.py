@@ -242,8 +242,19 @@ def _tool_diagnostics(doc: Document, path: tuple, tools: list) -> list[Diagnosti
 
 
 def _normalise_outputs(outputs: Any) -> tuple[dict, ...]:
-    if isinstance(outputs, dict):
-        return tuple({"name": k, "description": v or "", "type": "string", "required": False} for k, v in outputs.items())
+    if isinstance(outputs, dict):  # name -> description, or name -> {description, type, required}
+        return tuple(
+            {"name": k, "description": v or "", "type": "string", "required": False, "typed": False}
+            if not isinstance(v, dict)
+            else {
+                "name": k,
+                "description": v.get("description", ""),
+                "type": v.get("type", "string"),
+                "required": bool(v.get("required", False)),
+                "typed": "type" in v,
+            }
+            for k, v in outputs.items()
+        )
     result = []
     for o in outputs or ():
         result.append(
@@ -288,6 +299,8 @@ def build_template(doc: Document, layer: Layer, source_file: str) -> tuple[Templ
         for i, rule in enumerate(data.get("inject", ())):
             if "when" in rule:
                 diags.extend(condition_diagnostics(doc, ("inject", i, "when"), rule["when"]))
+        for i, candidate in enumerate(data.get("extends_when", ())):
+            diags.extend(condition_diagnostics(doc, ("extends_when", i, "when"), candidate["when"]))
         return Role(**common, sections=tuple(sections)), diags
     if kind == "constraints":
         rules = []

@@ -35,6 +35,11 @@ CODES: dict[str, Code] = {
         "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them",
     ),
     "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
+    "PM015": Code(
+        "port-unsupported",
+        "error",
+        "`promptmill port-format`: the str.format template has a field with no template counterpart, or is malformed",
+    ),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),
@@ -124,6 +129,7 @@ CODES: dict[str, Code] = {
         "error",
         "an output contract's `outputs` (described to the model) and `schema` (checked on the reply) name different fields",
     ),
+    "PM707": Code("call-wording-unknown-name", "error", "an output contract's `call` wording uses a {name} it has no value for"),
     # runtime
     "PM801": Code("build-invalid", "error", "the build folder is missing, corrupt, or from an incompatible version"),
     "PM802": Code("unknown-role", "error", "the build has no role with that id"),

@@ -10,7 +10,14 @@ it is static) plus diagnostics:
 - PM402 an unknown filter or test, with a close match when there is one;
 - PM405 something the sandbox forbids: `_`-prefixed attributes or keys,
   `include`/`import`/`extends`, `self`, `cycler`, `joiner`, `namespace`,
-  `lipsum`, `config`, and `str.format` fields that reach for `_` names.
+  `lipsum`, `config`, `str.format` fields that reach for `_` names, and calls
+  of methods that change their object (`append`, `update`, `pop`, ...: the
+  immutable sandbox refuses them on every list, dict and set, so such a
+  template could never render).
+
+A name a template sets itself (`{% set %}`, also inside an `{% if %}` or
+`{% for %}` block) and reads only after setting it in the same block is a
+local, not an input.
 
 Positions inside the template are mapped to file positions by the caller's
 `locate(line, col)` (the loader's `Document.text_pos`).
@@ -38,6 +45,14 @@ FORBIDDEN_NAMES = frozenset({"self", "cycler", "joiner", "namespace", "lipsum", 
 _BLOCK_TAGS = frozenset({"for", "if", "macro", "call", "filter", "block", "with", "autoescape", "set"})
 # Filters whose constant arguments name attributes (dotted paths allowed).
 _ATTRIBUTE_ARG0 = frozenset({"attr", "selectattr", "rejectattr", "groupby"})
+# Methods the immutable sandbox refuses on lists, dicts, sets and deques (jinja2.sandbox's
+# mutable spec); no string, number or other state value has a method of these names.
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear",  # list
+    "popitem", "setdefault", "update",  # dict
+    "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update",  # set
+    "appendleft", "extendleft", "popleft", "rotate",  # deque
+})
 _INCLUDES: dict[type[nodes.Node], str] = {
     nodes.Include: "include",
     nodes.Import: "import",
@@ -85,7 +100,7 @@ def check_template(
         except TemplateSyntaxError as exc:
             return None, [_syntax_diagnostic(exc, source, lines, locate, what)]
     variables = frozenset(
-        undeclared - set(sandbox.environment().globals) - FORBIDDEN_NAMES - {"loop"}
+        undeclared - set(sandbox.environment().globals) - FORBIDDEN_NAMES - {"loop"} - _block_locals(tree)
     )
     info = TemplateInfo(
         variables=variables,
@@ -242,6 +257,16 @@ def _unsafe(tree: nodes.Template, lines: list[str], locate: Locate, what: str) -
             )
         elif isinstance(node, nodes.Name) and node.ctx == "load" and node.name in FORBIDDEN_NAMES:
             yield diag(node, rf"\b{node.name}\b", f"uses '{node.name}', which templates cannot reach (sandbox)")
+        elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr) and node.node.attr in MUTATING_METHODS:
+            method = node.node.attr
+            yield diag(
+                node,
+                rf"\.\s*{method}\s*\(",
+                f"calls .{method}(), which changes its object: "
+                "the sandbox refuses it on every list, dict and set, so every render would fail",
+                hint="build a new value instead (a + [b], dict(a, k=v), filters such as map/select), "
+                "or shape the data before it reaches the state",
+            )
         elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr):
             target = node.node
             if target.attr in ("format", "format_map") and _const_str(target.node, ""):
@@ -276,6 +301,65 @@ def _private_format_fields(fmt: str) -> Iterator[str]:
 
 
 # -- what the template reads ---------------------------------------------------
+
+
+def _block_locals(tree: nodes.Template) -> set[str]:
+    """Names Jinja counts as undeclared only because they are set inside a block
+    (`{% if %}`, `{% for %}`, ...): set there and read only after being set, in that
+    block or one inside it. A name also read where no `set` has run is left alone."""
+    stored: set[str] = set()
+    read_unset: set[str] = set()
+
+    def targets(node: nodes.Node) -> set[str]:
+        return {n.name for n in node.find_all(nodes.Name) if n.ctx in ("store", "param")} | (
+            {node.name} if isinstance(node, nodes.Name) and node.ctx in ("store", "param") else set()
+        )
+
+    def walk(node: nodes.Node, local: set[str]) -> None:
+        """Visit `node` in source order; `local` grows with names set in this block."""
+        if isinstance(node, nodes.Name):
+            if node.ctx == "load" and node.name not in local:
+                read_unset.add(node.name)
+            return
+        if isinstance(node, nodes.Assign):
+            walk(node.node, local)
+            names = targets(node.target)
+            stored.update(names)
+            local.update(names)
+            return
+        if isinstance(node, nodes.AssignBlock):
+            for child in node.body:
+                walk(child, set(local))
+            names = targets(node.target)
+            stored.update(names)
+            local.update(names)
+            return
+        if isinstance(node, nodes.If):
+            walk(node.test, local)
+            for elif_ in node.elif_:
+                walk(elif_.test, local)
+            for branch in (node.body, *(e.body for e in node.elif_), node.else_):
+                inner = set(local)
+                for child in branch:
+                    walk(child, inner)
+            return
+        if isinstance(node, nodes.For):
+            walk(node.iter, local)
+            inner = local | targets(node.target) | {"loop"}
+            if node.test is not None:
+                walk(node.test, set(inner))
+            body = set(inner)
+            for child in node.body:
+                walk(child, body)
+            for child in node.else_:
+                walk(child, set(local))
+            return
+        for child in node.iter_child_nodes():
+            walk(child, local)
+
+    for child in tree.body:
+        walk(child, set())
+    return stored - read_unset
 
 
 def _paths(tree: nodes.Template, variables: frozenset[str]) -> set[tuple[str, ...]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import types
 import typing
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from ..core.errors import BuildError
@@ -24,6 +24,10 @@ from ..core.errors import BuildError
 FORMAT = "promptmill-bundle"
 MANIFEST_FORMAT = "promptmill-build"
 FORMAT_VERSION = 1
+# Bundle format 2 = format 1 plus `parents` (a role whose parent is chosen at render
+# time). A bundle is written as version 2 only when it has parents, so every other
+# bundle stays byte for byte what version 1 wrote; both versions are read.
+PARENTS_FORMAT_VERSION = 2
 
 SECTION_KINDS = ("static", "template", "each", "rules", "history", "tools")
 TRIM_POLICIES = ("never", "drop", "items", "truncate")
@@ -129,8 +133,21 @@ class SourceRef:
 
 
 @dataclass(frozen=True)
+class ParentChoice:
+    """One candidate parent of a role whose parent is chosen at render time: when
+    `when` holds on the render state, the role renders as `bundle` (the role
+    compiled with `parent` as its parent)."""
+
+    parent: str
+    when: dict
+    bundle: RoleBundle
+
+
+@dataclass(frozen=True)
 class RoleBundle:
-    """Everything the runtime needs to render one role."""
+    """Everything the runtime needs to render one role. With `parents`, the runtime
+    renders the first candidate whose condition holds, else this bundle (the role
+    with its `extends` parent, `default_parent`)."""
 
     id: str
     tokenizer: str
@@ -151,9 +168,24 @@ class RoleBundle:
     source_hash: str = ""
     format: str = FORMAT
     format_version: int = FORMAT_VERSION
+    parents: tuple[ParentChoice, ...] = ()
+    default_parent: str | None = None
 
     def to_json(self) -> str:
-        return dumps(_plain(self))
+        return dumps(_plain_bundle(self))
+
+
+def _plain_bundle(bundle: RoleBundle) -> dict:
+    """A bundle's JSON data: `parents` and `default_parent` only in format 2 bundles."""
+    data = _plain(bundle)
+    if not bundle.parents:
+        del data["parents"], data["default_parent"]
+    else:
+        data["format_version"] = PARENTS_FORMAT_VERSION
+        data["parents"] = [
+            {"parent": c.parent, "when": c.when, "bundle": _plain_bundle(c.bundle)} for c in bundle.parents
+        ]
+    return data
 
 
 @dataclass(frozen=True)
@@ -278,13 +310,43 @@ def role_from_dict(data: Any, where: str = "bundle") -> RoleBundle:
     """Rebuild a `RoleBundle` from parsed JSON, checking its shape."""
     if not isinstance(data, dict):
         raise BuildError(f"{where}: expected an object")
-    if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
+    version = data.get("format_version")
+    if data.get("format") != FORMAT or version not in (FORMAT_VERSION, PARENTS_FORMAT_VERSION) or isinstance(version, bool):
         raise BuildError(
             f"{where}: bundle format {data.get('format')!r} version {data.get('format_version')!r} "
-            f"is not {FORMAT!r} version {FORMAT_VERSION}",
+            f"is not {FORMAT!r} version {FORMAT_VERSION} or {PARENTS_FORMAT_VERSION}",
             hint="recompile with this promptmill: promptmill compile",
         )
     d = dict(data)
+    if (version == PARENTS_FORMAT_VERSION) != bool(d.get("parents")) or ("default_parent" in d and version != PARENTS_FORMAT_VERSION):
+        raise BuildError(f"{where}: format version {version} goes with `parents` only in version {PARENTS_FORMAT_VERSION}", hint=_RECOMPILE)
+    d.pop("format_version")
+    parents = d.pop("parents", [])
+    bundle = _role_from_dict(d, where)
+    if not parents:
+        return bundle
+    if not isinstance(parents, list):
+        raise BuildError(f"{where}.parents: expected a list", hint=_RECOMPILE)
+    choices = []
+    for i, raw in enumerate(parents):
+        at = f"{where}.parents[{i}]"
+        if not isinstance(raw, dict) or set(raw) != {"parent", "when", "bundle"} or not isinstance(raw["parent"], str):
+            raise BuildError(f"{at}: expected an object with parent, when and bundle", hint=_RECOMPILE)
+        from . import conditions
+
+        if not isinstance(raw["when"], dict) or conditions.problems(raw["when"], roots=False):
+            raise BuildError(f"{at}.when: not a well-formed condition", hint=_RECOMPILE)
+        inner = raw["bundle"]
+        if not isinstance(inner, dict) or "parents" in inner or inner.get("format_version") != FORMAT_VERSION:
+            raise BuildError(f"{at}.bundle: expected a version {FORMAT_VERSION} bundle without parents", hint=_RECOMPILE)
+        candidate = role_from_dict(inner, f"{at}.bundle")
+        if candidate.id != bundle.id:
+            raise BuildError(f"{at}.bundle: holds role '{candidate.id}', not '{bundle.id}'", hint=_RECOMPILE)
+        choices.append(ParentChoice(raw["parent"], raw["when"], candidate))
+    return replace(bundle, parents=tuple(choices))
+
+
+def _role_from_dict(d: dict, where: str) -> RoleBundle:
     try:
         d["budget"] = _build(Budget, d["budget"], f"{where}.budget")
         sections = []

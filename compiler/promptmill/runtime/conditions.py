@@ -296,3 +296,17 @@ def problems(
             if v not in EVENTS:
                 out.append((where + ("value",), "PM609", f"event {v!r} never happens; events are: {', '.join(EVENTS)}"))
     return out
+
+
+def describe(condition: Mapping[str, Any]) -> str:
+    """A condition on one line: `path op value` (the value as JSON), any/all/not spelled out."""
+    import json
+
+    if "any" in condition or "all" in condition:
+        key = "any" if "any" in condition else "all"
+        return f"{key}(" + ", ".join(describe(c) for c in condition[key]) + ")"
+    if "not" in condition:
+        return f"not({describe(condition['not'])})"
+    if "value" not in condition:
+        return f"{condition['path']} {condition['op']}"
+    return f"{condition['path']} {condition['op']} {json.dumps(condition['value'], ensure_ascii=False)}"

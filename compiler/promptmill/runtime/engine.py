@@ -16,6 +16,7 @@ This module imports no YAML loader, no template checks and no file walking.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import hashlib
 import json
@@ -241,6 +242,10 @@ class Runtime:
                 raise StateError(role, [("state", f"must be a mapping, got {type(state).__name__}")])
             if type(state) is not dict:
                 state = dict(state)  # any Mapping at the top (inside, values are JSON data: dicts and lists)
+            chosen = None
+            if bundle.parents:
+                prepared, chosen = self._choose_parent(prepared, state, wire.name, event)
+                bundle = prepared.bundle
             limit, origins, margin_tokens = self._budget(bundle, wire, budget)
             if validate:
                 check_state_data(state, bundle.lazy_paths)
@@ -272,8 +277,34 @@ class Runtime:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
         req = summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        if chosen is not None:
+            req = dataclasses.replace(req, events=(chosen, *req.events))
         _require_content(role, req, limit)
         return req
+
+    def _choose_parent(self, prepared: PreparedRole, state: dict, provider: str, event: str) -> tuple[PreparedRole, dict]:
+        """For a role whose parent is chosen at render time: the prepared candidate whose
+        condition holds first (else the role with its `extends`), and the `parent_chosen` event."""
+        bundle = prepared.bundle
+        cond_ctx = {
+            "state": state,
+            "role": {"id": bundle.id, "category": bundle.category},
+            "model": bundle.model,
+            "provider": provider,
+            "event": event,
+        }
+        for index, choice in enumerate(bundle.parents):
+            if conditions.evaluate(choice.when, cond_ctx):
+                key = f"{bundle.id}#{index}"  # '#' never occurs in a role id
+                found = self._prepared.get(key)
+                if found is None:
+                    with self._lock:
+                        found = self._prepared.get(key)
+                        if found is None:
+                            found = PreparedRole.prepare(choice.bundle, self.counter(choice.bundle.tokenizer), self._memo)
+                            self._prepared[key] = found
+                return found, {"type": "parent_chosen", "parent": choice.parent, "candidate": index, "when": choice.when}
+        return prepared, {"type": "parent_chosen", "parent": bundle.default_parent, "candidate": None, "when": None}
 
     @staticmethod
     def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:

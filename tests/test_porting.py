@@ -1,0 +1,76 @@
+"""`promptmill port-format`: a str.format prompt becomes a role that renders the same text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import promptmill
+from promptmill.cli.main import main
+from promptmill.compiling.porting import PortError, port_format
+
+CASES = [
+    ('Task: {task}\nReply with JSON like {{"ok": true}}.', {"task": "fix the build"}),
+    (
+        "x {{{y}}}\n  z {a.b} {c[0]} {d[k]} {s!r} {n:>8.2f}",
+        {"y": "5", "a": {"b": "B"}, "c": ["zero"], "d": {"k": "kay"}, "s": "q", "n": 3.14159},
+    ),
+    ("{{% raw %}} {{# c #}} {{{{ {t} }}}}\n\n    indented {t}\n", {"t": "T"}),
+    ("no fields at all", {}),
+]
+
+
+@pytest.mark.parametrize(("text", "state"), CASES)
+def test_the_skeleton_renders_what_str_format_gave(tmp_path: Path, text: str, state: dict):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "ported.yaml").write_text(port_format(text, "ported"))
+    promptmill.compile(tmp_path)
+    fmt_state = dict(state)
+    # str.format's {a.b} reads an attribute; the state holds JSON objects, so compare against a namespace
+    if "a" in fmt_state:
+        from types import SimpleNamespace
+
+        fmt_state["a"] = SimpleNamespace(**fmt_state["a"])
+    expected = text.format(**fmt_state).rstrip("\n")  # a rendered section has no trailing newline
+    assert promptmill.load(tmp_path / "build").render("ported", state).text == expected
+
+
+def test_inputs_are_declared_from_the_fields():
+    assert port_format("{a} {b.c} {n:.1f}", "r") == (
+        'kind: role\nid: r\ninputs:\n  type: object\n  required:\n    - a\n    - b\n    - "n"\n  properties:\n'
+        '    a:\n      type: string\n    b:\n      type: object\n    "n": {}\nsections:\n  - id: body\n'
+        "    template: \"{{ a }} {{ b.c }} {{ '{:.1f}'.format(n) }}\"\n"
+    )
+    assert "    c:\n      type: array\n" in port_format("{c[0]}", "r")
+    assert "    c: {}\n" in port_format("{c[0]} {c.x}", "r")
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("line one\nTask: {}", "2:7", "positional fields have no counterpart"),
+        ("a\n  b }", "2:5", "single '}' in the template"),
+        ("a {b", "1:3", "'{' is never closed"),
+        ("{x:{w}}", "1:1", "a field inside a format spec"),
+        ("{x!z}", "1:1", "unknown conversion '!z'"),
+    ],
+)
+def test_templates_without_a_counterpart_are_pm015_at_their_position(text: str, where: str, message: str):
+    with pytest.raises(PortError) as err:
+        port_format(text, "r", where="p.txt")
+    assert err.value.code == "PM015"
+    assert err.value.message.startswith(f"p.txt:{where}: ") and message in err.value.message
+
+
+def test_the_command_prints_the_role_or_a_coded_error(tmp_path: Path):
+    (tmp_path / "prompt.txt").write_text("Hello {name}!\n")
+    result = CliRunner().invoke(main, ["port-format", str(tmp_path / "prompt.txt")])
+    assert result.exit_code == 0, result.output
+    assert result.output == port_format("Hello {name}!\n", "prompt")
+    (tmp_path / "bad.txt").write_text("Hello {}!\n")
+    result = CliRunner().invoke(main, ["port-format", str(tmp_path / "bad.txt"), "--id", "greeter"])
+    assert result.exit_code == 1
+    assert "error[PM015]" in result.output and "bad.txt:1:7: field {}: positional fields" in result.output
+    assert "Traceback" not in result.output
