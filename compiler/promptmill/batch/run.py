@@ -92,13 +92,13 @@ def run_batch(
             tally.add(r)
             if progress is not None and tally.rows % 256 == 0:
                 progress(tally.rows)
+        if progress is not None:
+            progress(tally.rows)
         done = True
     finally:
         if not done:
             shards.discard()
             report.discard()
-    if progress is not None:
-        progress(tally.rows)
     failed = tally.error_rate > max_error_rate
     if failed:
         shards.discard()
@@ -110,7 +110,7 @@ def run_batch(
     report.publish()
     seconds = time.perf_counter() - start
     summary = {
-        "ok": not failed,
+        "status": "failed" if failed else "ok",
         "role": role,
         "provider": renderer.provider,
         "model": renderer.model,
