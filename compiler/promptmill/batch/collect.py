@@ -35,7 +35,7 @@ class ResultError(PromptmillError):
     code = "PM873"
 
 
-def _result(line: dict) -> tuple[str | None, Any]:
+def read_result(line: dict) -> tuple[str | None, Any]:
     """(custom id, the reply: text or tool-call arguments) of one results line; ResultError when it has none."""
     if "custom_id" in line and "response" in line or "error" in line and "custom_id" in line:  # OpenAI
         custom_id = line.get("custom_id")
@@ -144,7 +144,7 @@ def collect(
                     if custom_id in answered:
                         raise ResultError(f"line {number}: a second result for custom id {custom_id!r}")
                     answered.add(custom_id)
-                    custom_id, reply = _result(line)
+                    custom_id, reply = read_result(line)
                     data = parse_reply(req, reply)
                 except PromptmillError as exc:
                     record = {"custom_id": custom_id, "code": exc.code, "reason": exc.message}
