@@ -1,11 +1,14 @@
 """Rows rendered in order by a pool of processes, with a bounded number in flight.
 
-Rows go to the workers in chunks (`apply_async`); at most `workers * AHEAD`
-chunks are in flight and results are taken back in submission order, so the
-output is the same whatever the number of workers and memory does not grow
-with the input (`Pool.imap` would read the whole input ahead of the workers).
-Each worker unpickles the `BatchRenderer` once (its build is loaded once per
-process). `workers=1` renders in this process, with no pool.
+Rows go to the workers in chunks; at most `workers * AHEAD` chunks are in
+flight and results are taken back in submission order, so the output is the
+same whatever the number of workers, and memory does not grow with the input
+(`Pool.imap` would read the whole input ahead of the workers). Workers are
+started with `spawn` (no inherited threads or locks) and unpickle the
+`BatchRenderer` once, so each loads the build once. A worker that dies (killed,
+out of memory) fails the run with PM000 instead of hanging it, which is why
+this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`. `workers=1`
+renders in this process, with no pool.
 """
 
 from __future__ import annotations
@@ -13,8 +16,13 @@ from __future__ import annotations
 import multiprocessing
 from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from typing import Any
+
+# promptmill internals this module uses (kept together for the package move)
+from ..errors import PromptmillError
 
 AHEAD = 4  # chunks in flight per worker
 _RENDERER: Any = None  # the worker's BatchRenderer
@@ -41,16 +49,20 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         for part in _chunks(items, chunk):
             yield from renderer.render_chunk(part)
         return
-    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init, initargs=(renderer,))
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
+                               initargs=(renderer,))
     try:
         window: deque = deque()
         for part in _chunks(items, chunk):
-            window.append(pool.apply_async(_work, (part,)))
+            window.append(pool.submit(_work, part))
             while len(window) >= workers * AHEAD:
-                yield from window.popleft().get()
+                yield from window.popleft().result()
         while window:
-            yield from window.popleft().get()
-        pool.close()
-        pool.join()
+            yield from window.popleft().result()
+    except BrokenProcessPool as exc:
+        raise PromptmillError(
+            f"a worker process stopped unexpectedly ({exc}); no files were written",
+            code="PM000", hint="run with --workers 1 to render in one process (a script read from standard input cannot start workers)",
+        ) from None
     finally:
-        pool.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
