@@ -123,3 +123,22 @@ def test_spark_map_in_arrow_and_pandas_equal_promptmill_batch(data, spark, how):
     fn = map_in_arrow(renderer) if how == "arrow" else map_in_pandas(renderer)
     out = df.mapInArrow(fn, OUTPUT_DDL) if how == "arrow" else df.mapInPandas(fn, OUTPUT_DDL)
     _check([r.asDict() for r in out.collect()], data["expected"]["anthropic"])
+
+
+def _readme_blocks():
+    """(code, printed output) of each ```python block after a `<!-- python-batch -->` marker in README.md."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"<!-- python-batch -->\n```python\n(.*?)```\n\n```text\n(.*?)```", text, re.S)
+    assert len(found) == 3
+    return found
+
+
+def test_readme_batch_examples_print_what_the_readme_shows(data, ray_session, spark, monkeypatch, capsys):
+    monkeypatch.chdir(data["folder"])
+    for code, shown in _readme_blocks():
+        exec(compile(code, "README.md (python-batch)", "exec"), {})  # noqa: S102
+        printed = capsys.readouterr().out
+        assert printed.rstrip("\n") == shown.rstrip("\n"), code  # Spark's show() ends in a blank line

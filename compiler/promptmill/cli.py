@@ -380,7 +380,8 @@ def batch_collect(results: str, batch_dir: str, out: str | None, build: str | No
 
     counts = collect(results, batch_dir, out=out, build=build)
     where = _shown(Path(out or batch_dir))
-    click.echo(f"{counts['results']} results: {counts['replies']} valid replies -> {where}/replies.jsonl, "
+    replies = "1 valid reply" if counts["replies"] == 1 else f"{counts['replies']} valid replies"
+    click.echo(f"{_count(counts['results'], 'result')}: {replies} -> {where}/replies.jsonl, "
                f"{counts['failures']} failures ({counts['missing']} without a result) -> {where}/failures.jsonl")
     sys.exit(0 if counts["failures"] == 0 else 1)
 

@@ -55,7 +55,8 @@ def read_result(line: dict) -> tuple[str | None, Any]:
     if "custom_id" in line and "result" in line:  # Anthropic
         result = line["result"] or {}
         if result.get("type") != "succeeded":
-            raise ResultError(f"the request {result.get('type')}: {_short(result.get('error'))}")
+            error = result.get("error")
+            raise ResultError(f"the request {result.get('type')}" + (f": {_short(error)}" if error else ""))
         blocks = (result.get("message") or {}).get("content") or []
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
         tools = [b["input"] for b in blocks if b.get("type") == "tool_use"]

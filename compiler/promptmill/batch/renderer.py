@@ -16,6 +16,7 @@ of `OUTPUT_COLUMNS`.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -89,7 +90,8 @@ class BatchRenderer:
         if provider is not None and provider not in formats.PROVIDERS:
             raise ConfigError(f"unknown batch provider '{provider}'; expected one of: {', '.join(formats.PROVIDERS)}", code="PM840")
         self._runtime = runtime
-        self.build = str(build) if runtime is None else None
+        # absolute: Ray actors and Spark executors do not run in this working folder
+        self.build = os.path.abspath(build) if runtime is None else None
         self.role = role
         self.budget = budget
         self.id_column = id_column
