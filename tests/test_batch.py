@@ -248,3 +248,21 @@ def test_render_rows_streams_results_in_order(build):
     first = [next(gen) for _ in range(3)]
     gen.close()  # stops the pool: the rest of the input is never rendered
     assert [r.id for r in first] == ["case-0", "case-1", "case-2"]
+
+
+def test_progress_shows_only_on_a_terminal():
+    import io
+
+    from promptmill.batch.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    quiet, tty = io.StringIO(), Tty()
+    for stream in (quiet, tty):
+        bar = Progress(stream, every=0)
+        bar.update(1000)
+        bar.done()
+    assert quiet.getvalue() == ""
+    assert re.match(r"\r  1,000 rows  [\d,]+ rows/s \r\x1b\[K$", tty.getvalue())
