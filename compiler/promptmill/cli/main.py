@@ -347,6 +347,103 @@ def _writer(tty: bool) -> Callable[[str], None]:
     return write
 
 
+class _BatchGroup(click.Group):
+    """`promptmill batch ROLE ...` renders; `promptmill batch collect ...` collects."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["render", *args]
+        return super().parse_args(ctx, args)
+
+
+@main.group(cls=_BatchGroup)
+def batch() -> None:
+    """Render a row file into provider batch files (`batch ROLE --input ...`), or collect the results.
+
+    \b
+    promptmill batch ROLE --input rows.jsonl --out DIR [--provider openai|anthropic|gemini|text]
+    promptmill batch collect RESULTS.jsonl --batch DIR
+    """
+
+
+@batch.command("render")
+@click.argument("role")
+@click.option("--input", "input_path", required=True, type=click.Path(), help="Rows: .jsonl (one JSON object a line) or .parquet.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the request files, report.jsonl and summary.json.")
+@click.option("--build", default="build", show_default=True, type=click.Path(), help="Build folder to render from.")
+@click.option(
+    "--provider", type=click.Choice(("openai", "anthropic", "gemini", "text")), help="Batch format (default: the role's provider)."
+)
+@click.option("--model", help="Model named in each request (default: the role's model).")
+@click.option("--budget", type=int, help="Tokens each prompt may use (can only lower the role's budget).")
+@click.option("--max-tokens", type=int, help="Anthropic max_tokens when the role reserves none.")
+@click.option("--id-column", help="Column holding each row's custom id (default: generated, row-0, row-1, ...).")
+@click.option("--state-column", help="Column holding the render state (an object or JSON text; default: the whole row).")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Processes rendering rows; the output is the same bytes for any number.",
+)
+@click.option(
+    "--max-error-rate",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Fraction of rows that may fail before the run fails.",
+)
+@click.option("--max-requests", type=click.IntRange(1), help="Requests per file (default: the provider's limit).")
+@click.option("--max-bytes", type=click.IntRange(1), help="Bytes per file (default: the provider's limit).")
+@handled
+def batch_render(role: str, input_path: str, out: str, build: str, provider: str | None, model: str | None, budget: int | None,
+                 max_tokens: int | None, id_column: str | None, state_column: str | None, workers: int, max_error_rate: float,
+                 max_requests: int | None, max_bytes: int | None) -> None:
+    """Render every row of --input for ROLE into the provider's batch input files."""
+    from ..batch.progress import Progress
+    from ..batch.run import BatchFailed, run_batch
+
+    bar = Progress(sys.stderr)
+    try:
+        summary = run_batch(role, input_path, out, build=build, provider=provider, model=model, budget=budget,
+                            max_tokens=max_tokens, id_column=id_column, state_column=state_column, workers=workers,
+                            max_error_rate=max_error_rate, max_requests=max_requests, max_bytes=max_bytes,
+                            progress=bar.update if bar.enabled else None)
+    except BatchFailed as exc:
+        bar.done()
+        click.echo(_batch_line(exc.summary, out))
+        raise
+    bar.done()
+    click.echo(_batch_line(summary, out))
+    for f in summary["files"]:
+        click.echo(f"  {_shown(Path(out) / f['file'])}  {f['requests']} requests, {f['bytes']} bytes")
+
+
+def _batch_line(summary: dict, out: str) -> str:
+    codes = ", ".join(f"{code} x{n}" for code, n in summary["codes"].items())
+    return (f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed" + (f" ({codes})" if codes else "")
+            + f"; {summary['tokens']['total']} tokens; {summary['rows_per_second']} rows/s"
+            + f" -> {_shown(Path(out))}/ (report.jsonl, summary.json)")
+
+
+@batch.command("collect")
+@click.argument("results", type=click.Path())
+@click.option("--batch", "batch_dir", required=True, type=click.Path(file_okay=False), help="The folder `promptmill batch` wrote.")
+@click.option("--out", type=click.Path(file_okay=False), help="Folder for replies.jsonl and failures.jsonl (default: --batch).")
+@click.option("--build", type=click.Path(), help="Build folder (default: the one the batch was rendered from).")
+@handled
+def batch_collect(results: str, batch_dir: str, out: str | None, build: str | None) -> None:
+    """Check each reply of a provider's batch RESULTS file against the role's output contract."""
+    from ..batch.collect import collect
+
+    counts = collect(results, batch_dir, out=out, build=build)
+    where = _shown(Path(out or batch_dir))
+    replies = "1 valid reply" if counts["replies"] == 1 else f"{counts['replies']} valid replies"
+    click.echo(f"{_count(counts['results'], 'result')}: {replies} -> {where}/replies.jsonl, "
+               f"{counts['failures']} failures ({counts['missing']} without a result) -> {where}/failures.jsonl")
+    sys.exit(0 if counts["failures"] == 0 else 1)
+
+
 def run() -> None:  # pragma: no cover - console entry for `python -m promptmill`
     main()
 

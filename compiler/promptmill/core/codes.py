@@ -152,6 +152,19 @@ CODES: dict[str, Code] = {
     "PM862": Code("reply-too-large", "error", "a model reply exceeds the size limit"),
     "PM863": Code("reply-check-failed", "error", "a model reply fails a contract check that needs the render state"),
     "PM864": Code("reply-no-contract", "error", "parse_reply was called for a role that has no output contract"),
+    # batch rendering
+    "PM870": Code(
+        "batch-row-invalid",
+        "error",
+        "a batch row cannot become a request: not a JSON object, no state, or larger than a batch file may hold",
+    ),
+    "PM871": Code(
+        "batch-id-invalid",
+        "error",
+        "a batch row's custom id is missing, not what providers accept (^[A-Za-z0-9_-]{1,64}$), or used twice",
+    ),
+    "PM872": Code("batch-error-rate", "error", "more batch rows failed than --max-error-rate allows; no request files were written"),
+    "PM873": Code("batch-result-invalid", "error", "a batch results line cannot be read, matches no request, or carries no reply"),
 }
 
 

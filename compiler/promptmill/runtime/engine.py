@@ -170,6 +170,15 @@ class Runtime:
                 raise FileNotFoundError(errno.ENOENT, "tokenizer file missing", str(path))
             self.counter(name)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle what the runtime was made from, never its caches or tiktoken's tables: a
+        runtime loaded from a build reloads it (SHA-256 checked) where it is unpickled; one
+        built in memory carries its bundles."""
+        if self.manifest is not None and self.base_dir is not None:
+            return (_reload, (os.path.abspath(self.base_dir), self.cache_chars))
+        base = None if self.base_dir is None else str(self.base_dir)
+        return (_rebuild, (self._bundles, base, self.cache_chars, sorted(self._abstract)))
+
     @property
     def roles(self) -> list[str]:
         return sorted(self._bundles)
@@ -336,6 +345,14 @@ class Runtime:
         # the margin holds back part of whichever budget applies: counts on this wire are estimates
         margin_tokens = math.ceil(room * margin)
         return room - margin_tokens, origins, margin_tokens
+
+
+def _reload(build_dir: str, cache_chars: int) -> Runtime:
+    return Runtime.load(build_dir, cache_chars=cache_chars)
+
+
+def _rebuild(bundles: dict, base_dir: str | None, cache_chars: int, abstract: list[str]) -> Runtime:
+    return Runtime(bundles, base_dir=None if base_dir is None else Path(base_dir), cache_chars=cache_chars, abstract=abstract)
 
 
 def _abstract_hint(role: str, roles: list[str]) -> str:

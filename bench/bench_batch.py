@@ -1,0 +1,155 @@
+"""Batch rendering throughput, memory over a streamed input, and Ray/Spark overhead.
+
+    python bench/bench_batch.py                          # defaults: a couple of minutes
+    python bench/bench_batch.py --rows 100000 --memory-rows 1000000 --engine-rows 20000
+    python bench/bench_batch.py --no-engines             # skip Ray and Spark
+
+Rows are the shipped `directive-triage` role's example state, varied per row
+(tests/batch_support.py), rendered for OpenAI. Prints:
+
+1. rows/s of a plain loop over `rt.render(...).to_openai()` and of `run_batch`
+   (`promptmill batch`) at 1 and 2 workers, with ratios to the loop;
+2. peak RSS of `promptmill batch` (a child process) over a small and a large
+   streamed input: flat means the large run peaks where the small one does;
+3. Ray Data and Spark (local, 2 CPUs) against the local pool on the same rows:
+   wall time with and without engine start-up, and the per-row overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import promptmill  # noqa: E402
+from batch_support import ROLE, compile_build, state  # noqa: E402
+from promptmill.batch import run_batch  # noqa: E402
+
+
+def write_rows(path: Path, n: int, *, state_column: bool = False) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            s = state(i)
+            f.write(json.dumps({"id": f"case-{i}", "state": json.dumps(s)} if state_column else {"id": f"case-{i}", **s}) + "\n")
+    return path
+
+
+def throughput(build: Path, folder: Path, n: int) -> None:
+    src = write_rows(folder / "rows.jsonl", n)
+    rt = promptmill.load(build)
+    states = [state(i) for i in range(n)]
+    rt.render(ROLE, states[0], provider="openai")  # warm: prepared role, tokenizer
+    start = time.perf_counter()
+    for s in states:
+        rt.render(ROLE, s, provider="openai").to_openai()
+    loop = n / (time.perf_counter() - start)
+    print(f"throughput over {n:,} rows ({ROLE}, openai)")
+    print(f"  plain loop over rt.render(...).to_openai()  {loop:9,.0f} rows/s")
+    for workers in (1, 2):
+        start = time.perf_counter()
+        run_batch(ROLE, src, folder / f"out{workers}", build=build, provider="openai", id_column="id", workers=workers)
+        rate = n / (time.perf_counter() - start)
+        print(f"  promptmill batch --workers {workers}              {rate:9,.0f} rows/s  ({rate / loop:.2f}x the loop)")
+    same = all((folder / "out1" / p.name).read_bytes() == p.read_bytes() for p in (folder / "out2").glob("requests-*"))
+    print(f"  request files identical at 1 and 2 workers: {same}")
+
+
+def peak_rss(build: Path, folder: Path, n: int) -> tuple[float, float]:
+    """(peak RSS in MiB, seconds) of `promptmill batch --workers 1` over n streamed rows, in a child process."""
+    src = write_rows(folder / f"mem-{n}.jsonl", n)
+    code = (
+        "import resource, sys, time; from promptmill.batch import run_batch; t = time.perf_counter(); "
+        f"run_batch({ROLE!r}, {str(src)!r}, {str(folder / f'mem-out-{n}')!r}, build={str(build)!r}, provider='openai'); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.perf_counter() - t)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    src.unlink()
+    return float(out[0]), float(out[1])
+
+
+def memory(build: Path, folder: Path, n: int) -> None:
+    print("peak RSS of promptmill batch (one process), streamed JSONL input")
+    for rows in (max(n // 10, 1), n):
+        rss, seconds = peak_rss(build, folder, rows)
+        print(f"  {rows:>10,} rows  peak RSS {rss:7.1f} MiB  ({seconds:.0f} s)")
+
+
+def engines(build: Path, folder: Path, n: int) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from promptmill.batch import BatchRenderer
+
+    src = write_rows(folder / "eng.jsonl", n, state_column=True)
+    items = [json.loads(x) for x in src.read_text().splitlines()]
+    pq.write_table(pa.Table.from_pylist(items), folder / "eng.parquet")
+    start = time.perf_counter()
+    run_batch(ROLE, src, folder / "eng-out", build=build, provider="openai", id_column="id", state_column="state", workers=2)
+    pool = time.perf_counter() - start
+    print(f"engines over {n:,} rows, 2 CPUs (wall seconds; start-up excluded where noted)")
+    print(f"  local pool, --workers 2                   {pool:7.1f} s  {n / pool:7,.0f} rows/s")
+
+    import ray
+
+    from promptmill.batch.ray import render_dataset
+
+    t0 = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    up = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    ds = ray.data.read_parquet(str(folder / "eng.parquet"), override_num_blocks=8)
+    got = render_dataset(ds, build, ROLE, provider="openai", id_column="id", state_column="state", concurrency=2,
+                         num_cpus=0.5).count()
+    run = time.perf_counter() - t1
+    ray.shutdown()
+    assert got == n
+    print(f"  Ray Data map_batches, 2 actors            {run:7.1f} s  {n / run:7,.0f} rows/s  "
+          f"(+{(run - pool) / n * 1000:.2f} ms/row over the pool; ray.init {up:.1f} s more)")
+
+    from pyspark.sql import SparkSession
+
+    from promptmill.batch.spark import OUTPUT_DDL, map_in_arrow
+
+    t0 = time.perf_counter()
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    up = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    df = spark.read.parquet(str(folder / "eng.parquet")).repartition(2)
+    renderer = BatchRenderer(build, ROLE, provider="openai", id_column="id", state_column="state")
+    got = df.mapInArrow(map_in_arrow(renderer), OUTPUT_DDL).count()
+    run = time.perf_counter() - t1
+    spark.stop()
+    assert got == n
+    print(f"  Spark mapInArrow, local[2]                {run:7.1f} s  {n / run:7,.0f} rows/s  "
+          f"(+{(run - pool) / n * 1000:.2f} ms/row over the pool; session start {up:.1f} s more)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=5_000, help="rows for the throughput runs")
+    parser.add_argument("--memory-rows", type=int, default=50_000, help="rows of the large memory run (the small one is a tenth)")
+    parser.add_argument("--engine-rows", type=int, default=4_000, help="rows for the Ray and Spark runs")
+    parser.add_argument("--no-engines", action="store_true", help="skip Ray and Spark")
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        build = compile_build(folder)
+        throughput(build, folder, args.rows)
+        memory(build, folder, args.memory_rows)
+        if not args.no_engines:
+            engines(build, folder, args.engine_rows)
+
+
+if __name__ == "__main__":
+    main()

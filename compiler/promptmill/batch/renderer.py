@@ -1,0 +1,267 @@
+"""`BatchRenderer`: renders rows to provider batch requests; small to pickle, loads once per process.
+
+    renderer = BatchRenderer("build", "executor", provider="openai", id_column="id")
+    result = renderer.render_row(0, {"id": "a1", "task_state": ..., "subtask": ...})
+    result.line        # the batch input line (bytes), None when the row failed
+    result.code        # None, or the PM code a single render raises for this state
+
+A pickle holds only the options and the build's path (`Runtime` pickles by
+reloading its build), never tiktoken's tables: a worker process, a Ray actor
+or a Spark executor loads the build once, offline, on first use. Called on a
+batch (`renderer(batch)`, what Ray Data's `map_batches` does) it takes a
+pandas DataFrame or a pyarrow Table and returns the same kind with the columns
+of `OUTPUT_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+# promptmill internals this module uses (kept together for the package move)
+from ..core.errors import ConfigError, PromptmillError
+from ..runtime.engine import Runtime
+from . import formats, ids
+
+OUTPUT_COLUMNS = ("custom_id", "ok", "code", "message", "tokens", "payload", "request")
+
+
+class RowError(PromptmillError):
+    """A row that cannot become a batch request (PM870), or whose custom id cannot be used (PM871)."""
+
+    code = "PM870"
+
+
+class RowResult(NamedTuple):
+    """What became of one row."""
+
+    index: int  # type: ignore[assignment]  # position in the input, 0-based (shadows tuple.index on purpose)
+    id: str | None
+    ok: bool
+    code: str | None
+    message: str | None
+    tokens: int | None
+    budget: int | None
+    dropped: tuple[str, ...]  # sections left out to fit the budget
+    trimmed: tuple[str, ...]  # sections cut down (items dropped, text truncated)
+    line: bytes | None  # the provider's batch input line, newline included
+    seconds: float
+    where: str | None = None  # where the row came from (`line 7` of a JSONL file)
+
+    def unwrap(self) -> bytes:
+        """The request line; the row's error (with its PM code) when it failed."""
+        if not self.ok:
+            prefix = f"row {self.index}" + (f" ({self.where})" if self.where else "")
+            raise PromptmillError(f"{prefix}: {self.message}", code=self.code)
+        assert self.line is not None  # a row that rendered has its line
+        return self.line
+
+    def failed(self, code: str, message: str) -> RowResult:
+        return self._replace(ok=False, code=code, message=message, line=None)
+
+    def report(self) -> dict:
+        """The row's line in report.jsonl."""
+        out: dict[str, Any] = {"id": self.id, "row": self.index}
+        if self.where:
+            out["where"] = self.where
+        out.update(ok=self.ok, code=self.code, message=self.message, tokens=self.tokens,
+                   budget=self.budget, dropped=list(self.dropped), trimmed=list(self.trimmed))
+        return out
+
+
+class BatchRenderer:
+    """Renders rows of one role for one provider's batch API; picklable, small."""
+
+    def __init__(
+        self,
+        build: Any = "build",
+        role: str = "",
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        budget: int | None = None,
+        id_column: str | None = None,
+        state_column: str | None = None,
+        max_tokens: int | None = None,
+        runtime: Runtime | None = None,
+    ):
+        if provider is not None and provider not in formats.PROVIDERS:
+            raise ConfigError(f"unknown batch provider '{provider}'; expected one of: {', '.join(formats.PROVIDERS)}", code="PM840")
+        self._runtime = runtime
+        # absolute: Ray actors and Spark executors do not run in this working folder
+        self.build = os.path.abspath(build) if runtime is None else None
+        self.role = role
+        self.budget = budget
+        self.id_column = id_column
+        self.state_column = state_column
+        self.max_tokens = max_tokens
+        bundle = self.runtime.bundle(role)  # PM802 now, not on the first row
+        self.provider = provider or (bundle.provider if bundle.provider in formats.PROVIDERS else "openai")
+        self.model = model or bundle.model
+        if self.provider in ("openai", "anthropic") and not self.model:
+            raise ConfigError(f"role '{role}' names no model, and a {self.provider} batch request needs one", code="PM010",
+                              hint="pass --model (model= in Python)")
+        if self.provider == "anthropic" and bundle.budget.reserve <= 0 and not max_tokens:
+            raise ConfigError(f"role '{role}' reserves no tokens for the reply, and Anthropic requires max_tokens", code="PM010",
+                              hint="pass --max-tokens (max_tokens= in Python)")
+
+    # -- pickling: options and the build, never the loaded runtime's caches
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_runtime"] = self._runtime if self.build is None else None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    @property
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            assert self.build is not None, "a BatchRenderer made from a runtime keeps it"
+            self._runtime = Runtime.load(self.build)
+        return self._runtime
+
+    @property
+    def limits(self) -> formats.Limits:
+        return formats.LIMITS[self.provider]
+
+    # -- one row
+    def state_of(self, row: Mapping[str, Any]) -> Mapping[str, Any]:
+        if self.state_column is None:
+            if self.id_column is not None and self.id_column in row:
+                return {k: v for k, v in row.items() if k != self.id_column}
+            return row
+        if self.state_column not in row:
+            raise RowError(f"row has no column '{self.state_column}' (--state-column)")
+        state = row[self.state_column]
+        if isinstance(state, str | bytes):
+            try:
+                state = json.loads(state)
+            except ValueError as exc:
+                raise RowError(f"column '{self.state_column}' is not JSON: {exc}") from None
+        if not isinstance(state, Mapping):
+            raise RowError(f"column '{self.state_column}' must hold a JSON object, got {type(state).__name__}")
+        return state
+
+    def id_of(self, index: int, row: Mapping[str, Any]) -> str:
+        if self.id_column is None:
+            return ids.generated(index)
+        if self.id_column not in row or row[self.id_column] is None:
+            raise RowError(f"row has no id in column '{self.id_column}' (--id-column)", code="PM871")
+        value = row[self.id_column]
+        problem = ids.problem(value)
+        if problem:
+            raise RowError(problem, code="PM871")
+        return str(value)
+
+    def render_row(self, index: int, row: Any, where: str | None = None) -> RowResult:
+        """Render one row (a mapping, or one JSONL line as bytes or text)."""
+        start = time.perf_counter()
+        custom_id = ids.generated(index) if self.id_column is None and index >= 0 else None
+        try:
+            if isinstance(row, bytes | str):
+                try:
+                    row = json.loads(row)
+                except ValueError as exc:
+                    raise RowError(f"not a JSON object: {exc}") from None
+            if not isinstance(row, Mapping):
+                raise RowError(f"a row must be a JSON object, got {type(row).__name__}")
+            try:
+                custom_id = self.id_of(index, row)
+            except RowError:
+                if self.id_column is not None and isinstance(row.get(self.id_column), str | int):
+                    custom_id = str(row[self.id_column])[:200]
+                raise
+            req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider)
+            payload = req.to_payload()
+            line = formats.dumps(formats.line(self.provider, custom_id, payload, self.model, self.max_tokens))
+        except PromptmillError as exc:
+            return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None,
+                             time.perf_counter() - start, where)
+        except RecursionError:
+            return RowResult(index, custom_id, False, "PM812", "the row is nested too deeply to read", None, None, (), (),
+                             None, time.perf_counter() - start, where)
+        dropped = tuple(s.id for s in req.sections if s.status == "dropped")
+        trimmed = tuple(s.id for s in req.sections if s.status in ("trimmed", "truncated"))
+        return RowResult(index, custom_id, True, None, None, req.tokens, req.budget, dropped, trimmed, line,
+                         time.perf_counter() - start, where)
+
+    def render_chunk(self, chunk: Iterable[tuple[int, Any, str | None]]) -> list[RowResult]:
+        return [self.render_row(index, row, where) for index, row, where in chunk]
+
+    # -- a batch of rows (Ray Data map_batches, Spark mapInArrow/mapInPandas)
+    def records(self, rows: Iterable[Mapping[str, Any]]) -> Iterator[dict]:
+        """One output record (`OUTPUT_COLUMNS`) for each row; ids come from `id_column`."""
+        if self.id_column is None:
+            raise ConfigError("rendering on Ray or Spark needs id_column: their rows have no stable global position to number",
+                              code="PM010", hint="add an id column to the dataset and pass id_column=")
+        for row in rows:
+            r = self.render_row(-1, row)
+            payload = None
+            if r.ok:
+                body = json.loads(r.unwrap())
+                payload = json.dumps(_payload_of(self.provider, body), ensure_ascii=False, separators=(",", ":"))
+            yield {"custom_id": r.id, "ok": r.ok, "code": r.code, "message": r.message, "tokens": r.tokens,
+                   "payload": payload, "request": None if r.line is None else r.line.decode("utf-8").rstrip("\n")}
+
+    def __call__(self, batch: Any) -> Any:
+        """Render a batch: a pyarrow Table -> a pyarrow Table, a pandas DataFrame -> a DataFrame."""
+        import pyarrow as pa
+
+        from .arrow import OUTPUT_SCHEMA
+
+        if isinstance(batch, pa.Table | pa.RecordBatch):
+            return pa.Table.from_pylist(list(self.records(batch.to_pylist())), schema=OUTPUT_SCHEMA)
+        import pandas as pd
+
+        if isinstance(batch, pd.DataFrame):
+            rows = pa.Table.from_pandas(batch, preserve_index=False).to_pylist()
+            return pa.Table.from_pylist(list(self.records(rows)), schema=OUTPUT_SCHEMA).to_pandas()
+        raise TypeError(f"a batch is a pyarrow Table or a pandas DataFrame, not {type(batch).__name__}")
+
+
+def _payload_of(provider: str, line: dict) -> dict:
+    if provider == "openai":
+        return line["body"]
+    if provider == "anthropic":
+        return line["params"]
+    if provider == "gemini":
+        return line["request"]
+    return {"prompt": line["prompt"]}
+
+
+def render_rows(
+    rows: Iterable[Any],
+    role: str,
+    *,
+    build: Any = "build",
+    workers: int = 1,
+    chunk: int = 64,
+    **options: Any,
+) -> Iterator[RowResult]:
+    """Render `rows` (mappings, or JSONL lines) in order; one `RowResult` per row.
+
+    `options` are `BatchRenderer`'s (provider, model, budget, id_column,
+    state_column, max_tokens, runtime). With `workers` > 1 rows render in that
+    many processes; results come back in input order either way.
+    """
+    renderer = BatchRenderer(build, role, **options)
+    items = ((i, row, None) for i, row in enumerate(rows))
+    return render_items(renderer, items, workers=workers, chunk=chunk)
+
+
+def render_items(renderer: BatchRenderer, items: Iterable[tuple[int, Any, str | None]], *, workers: int = 1,
+                 chunk: int = 64) -> Iterator[RowResult]:
+    """`(index, row, where)` items -> results in input order, a repeated custom id failed (PM871)."""
+    from .pool import ordered_results
+
+    seen = ids.Seen() if renderer.id_column is not None else None
+    for result in ordered_results(renderer, items, workers=workers, chunk=chunk):
+        if seen is not None and result.ok:
+            before = seen.first(result.id, result.index)
+            if before is not None:
+                result = result.failed("PM871", f"custom id {result.id!r} is already used by row {before}")
+        yield result

@@ -1,0 +1,37 @@
+"""Shared by the batch tests: the shipped prompts compiled once, and generated row files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+import promptmill
+
+ROOT = Path(__file__).resolve().parents[1]
+ROLE = "directive-triage"
+STATE = yaml.safe_load((ROOT / "prompts" / "examples" / f"{ROLE}.state.yaml").read_text(encoding="utf-8"))
+
+
+def compile_build(folder: Path) -> Path:
+    build = folder / "build"
+    promptmill.compile(ROOT, output=build)
+    return build
+
+
+def state(i: int) -> dict:
+    """A valid state that differs from row to row (and sometimes is trimmed)."""
+    s = json.loads(json.dumps(STATE))
+    s["test_id"] = f"tests/test_parser.py::test_case_{i}"
+    s["knowledge"] = s["knowledge"][: 1 + i % 3]
+    return s
+
+
+def rows(n: int, *, with_id: bool = True) -> list[dict]:
+    return [({"id": f"case-{i}"} if with_id else {}) | state(i) for i in range(n)]
+
+
+def write_jsonl(path: Path, items: list) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in items), encoding="utf-8")
+    return path

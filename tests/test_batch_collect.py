@@ -1,0 +1,85 @@
+"""promptmill batch collect: provider results files -> replies checked by the output contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from batch_support import ROLE, compile_build, rows, write_jsonl
+from promptmill.batch import collect, run_batch
+from promptmill.cli.main import main
+
+GOOD = 'Here it is:\n```json\n{"module": "parser.py", "culprit": "code", "explanation": "parse_list drops the last item."}\n```'
+BAD = "I think the parser is broken."
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    return compile_build(tmp_path_factory.mktemp("collect-build"))
+
+
+def _batch(build, tmp_path, provider):
+    src = write_jsonl(tmp_path / "rows.jsonl", rows(4))
+    run_batch(ROLE, src, tmp_path / "batch", build=build, provider=provider, id_column="id")
+    return tmp_path / "batch"
+
+
+def _openai(cid, text):
+    return {"id": f"batch_req_{cid}", "custom_id": cid, "response": {"status_code": 200, "request_id": "r",
+            "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}}, "error": None}
+
+
+def _anthropic(cid, text):
+    return {"custom_id": cid, "result": {"type": "succeeded", "message": {"role": "assistant",
+            "content": [{"type": "text", "text": text}]}}}
+
+
+def _gemini(cid, text):
+    return {"key": cid, "response": {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}}
+
+
+SHAPES = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini}
+
+
+def _read(path):
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("provider", sorted(SHAPES))
+def test_collect_checks_each_reply_and_reports_each_failure(build, tmp_path, provider):
+    batch = _batch(build, tmp_path, provider)
+    shape = SHAPES[provider]
+    results = [shape("case-2", GOOD), shape("case-0", BAD), shape("case-9", GOOD), shape("case-2", GOOD)]
+    results.append({"custom_id": "case-1", "result": {"type": "errored", "error": {"type": "overloaded_error"}}}
+                   if provider == "anthropic" else
+                   {"id": "x", "custom_id": "case-1", "response": None, "error": {"code": "server_error", "message": "boom"}}
+                   if provider == "openai" else {"key": "case-1", "error": {"code": 500, "message": "boom"}})
+    path = write_jsonl(tmp_path / "results.jsonl", results)
+    with open(path, "a") as f:
+        f.write("{broken\n")
+    counts = collect(path, batch)
+    assert counts == {"results": 6, "replies": 1, "failures": 6, "missing": 1}
+    replies = _read(batch / "replies.jsonl")
+    assert replies == [{"custom_id": "case-2", "data": {"module": "parser.py", "culprit": "code",
+                                                         "explanation": "parse_list drops the last item."}}]
+    failures = _read(batch / "failures.jsonl")
+    assert [(f["custom_id"], f["code"]) for f in failures] == [
+        ("case-0", "PM860"), ("case-9", "PM873"), ("case-2", "PM873"), ("case-1", "PM873"), (None, "PM873"), ("case-3", "PM873")]
+    assert failures[0]["repair"].startswith("Your previous reply could not be used")
+    assert "matches no request" in failures[1]["reason"] and "a second result" in failures[2]["reason"]
+    assert failures[-1]["reason"] == "no result for this request"
+
+
+def test_cli_collect_prints_counts_and_exits_1_on_failures(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai")
+    path = write_jsonl(tmp_path / "results.jsonl", [_openai(f"case-{i}", GOOD) for i in range(4)])
+    result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(batch), "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert "4 results: 4 valid replies" in result.output and "0 failures" in result.output
+    path = write_jsonl(tmp_path / "results.jsonl", [_openai("case-0", BAD)])
+    result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(batch)])
+    assert result.exit_code == 1 and "4 failures (3 without a result)" in result.output
+    result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1 and "error[PM011]" in result.output and "Traceback" not in result.output
