@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.showtext import visible
 from ..runtime.bundle import RoleBundle, plain
-from ..runtime.explain import budget_sum
+from ..runtime.explain import budget_sum, items_note
 from ..runtime.request import PromptRequest, RenderedSection
 
 BAR = 24
@@ -50,15 +50,6 @@ def _pct(tokens: int, budget: int) -> str:
     return f"{100 * tokens / budget:5.1f}%" if budget > 0 else "     -"
 
 
-def _items_note(s: RenderedSection) -> str | None:
-    if s.items_total is None or not s.items_dropped:
-        return None
-    shown = ", ".join(str(i) for i in list(s.items_dropped)[:12]) + (", …" if len(s.items_dropped) > 12 else "")
-    uncounted = s.items_total - s.items_counted
-    note = f"kept {len(s.items_kept)} of {s.items_total} items; dropped items [{shown}]"
-    return note + (f" ({uncounted} never rendered)" if uncounted > 0 else "")
-
-
 def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -> str:
     """The render, section by section, for a person at a terminal."""
     out = []
@@ -83,7 +74,7 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
             out.append(name)
             name = ""
         out.append(f"{name:<{width}}  {status}  {tokens}  {share}  {s.message}/{s.stability}")
-        note = _items_note(s)
+        note = items_note(s)
         if note:
             out.append(f"    {note}")
         if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped"):

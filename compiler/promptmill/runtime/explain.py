@@ -20,6 +20,16 @@ def _items(s: RenderedSection) -> str:
     return f"{len(s.items_kept)} of {s.items_total} items ({dropped} dropped{extra})"
 
 
+def items_note(s: RenderedSection) -> str | None:
+    """Which list items a section kept and dropped (the pretty preview and the web page), or None."""
+    if s.items_total is None or not s.items_dropped:
+        return None
+    shown = ", ".join(str(i) for i in list(s.items_dropped)[:12]) + (", …" if len(s.items_dropped) > 12 else "")
+    uncounted = s.items_total - s.items_counted
+    note = f"kept {len(s.items_kept)} of {s.items_total} items; dropped items [{shown}]"
+    return note + (f" ({uncounted} never rendered)" if uncounted > 0 else "")
+
+
 def report(req: PromptRequest) -> str:
     """A human-readable account of a render: each section with its tokens and share of the budget,
     what was trimmed and why, and the total against the budget (`req.report()`)."""

@@ -31,8 +31,8 @@ from ..compiling.api import Workspace
 from ..core.diagnostics import Diagnostic
 from ..core.errors import PromptmillError
 from ..runtime.engine import Runtime
-from ..runtime.explain import budget_sum
-from ..runtime.request import PromptRequest, RenderedSection
+from ..runtime.explain import budget_sum, items_note
+from ..runtime.request import PromptRequest
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state, read_state_stream
 
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
@@ -74,15 +74,6 @@ def _cached_sections(req: PromptRequest) -> list[str]:
     return out
 
 
-def _items_note(s: RenderedSection) -> str | None:
-    if s.items_total is None or not s.items_dropped:
-        return None
-    shown = ", ".join(str(i) for i in list(s.items_dropped)[:12]) + (", …" if len(s.items_dropped) > 12 else "")
-    uncounted = s.items_total - s.items_counted
-    note = f"kept {len(s.items_kept)} of {s.items_total} items; dropped items [{shown}]"
-    return note + (f" ({uncounted} never rendered)" if uncounted > 0 else "")
-
-
 def payload_text(req: PromptRequest) -> str:
     """Exactly what `promptmill render --format PROVIDER` prints (`--format text` for text)."""
     if req.provider == "text":
@@ -97,7 +88,7 @@ def view(req: PromptRequest) -> dict[str, Any]:
     sections = []
     dropped = []
     for s in req.sections:
-        note = _items_note(s)
+        note = items_note(s)
         reason = s.reason if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped") else None
         sections.append({
             "id": s.id,
