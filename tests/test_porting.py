@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import promptmill
 from promptmill.cli.main import main
-from promptmill.compiling.porting import PortError, port_format
+from promptmill.compiling.porting import PortError, _split_field, port_format
 
 CASES = [
     ('Task: {task}\nReply with JSON like {{"ok": true}}.', {"task": "fix the build"}),
@@ -74,3 +74,27 @@ def test_the_command_prints_the_role_or_a_coded_error(tmp_path: Path):
     assert result.exit_code == 1
     assert "error[PM015]" in result.output and "bad.txt:1:7: field {}: positional fields" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("name", ["a", "a.b[0]", "0", "a[x].y", "a[", "a..b", "", "a[0]b", "a.b.c", "a[1][k].z", "a[]", "a."])
+def test_field_names_split_as_str_format_splits_them(name):
+    """porting reads field names itself (not through CPython's private `_string`), the same way."""
+    from _string import formatter_field_name_split  # the reference, in the test only
+
+    try:
+        first, rest = formatter_field_name_split(name)
+        want = (first, list(rest))
+    except ValueError as exc:
+        want = ("error", str(exc))
+    try:
+        got = _split_field(name)
+    except ValueError as exc:
+        got = ("error", str(exc))
+    assert got == want
+
+
+@pytest.mark.parametrize("field", ["{a..b}", "{a[}", "{a[0]b}", "{a[]}"])
+def test_a_malformed_field_name_is_pm015_at_its_position(field):
+    with pytest.raises(PortError) as info:
+        port_format(f"Line one\nsay {field} now", "r")
+    assert info.value.code == "PM015" and "<template>:2:5" in str(info.value)
