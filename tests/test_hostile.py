@@ -223,3 +223,18 @@ def test_state_nested_20000_levels_is_pm812_not_a_recursion_error(key):
     with pytest.raises(promptmill.StateError) as err:
         runtime().render("companion-chat", data)
     assert err.value.code == "PM812" and "nested" in str(err.value)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("run", ["x" * 200_000, "中文" * 50_000])
+def test_a_long_run_without_spaces_renders_in_linear_time(run):
+    """A state text that is one long pre-token (no spaces) is counted in linear time.
+    tiktoken before 0.13 merges such a piece in quadratic time: one count of 200,000
+    `x` took 14 s here (tiktoken 0.12), so the floor is tiktoken>=0.13 (issue 12)."""
+    from providers_support import TOK, runtime, state
+
+    data = {**state("companion-chat.state.yaml"), "summary": run}
+    for provider in ("text", "openai"):
+        req = runtime().render("companion-chat", data, provider=provider)
+        assert req.tokens <= req.budget and req.section("context_summary").status in ("truncated", "dropped")
+    assert TOK.count(run) > 10_000
