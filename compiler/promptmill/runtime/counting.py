@@ -24,7 +24,10 @@ _SCAN = 64
 MAX_DELTAS = 100_000
 MAX_DELTA_CHARS = 2_000_000
 MAX_DELTA_KEY_CHARS = 4_096
+MAX_JOIN_KEY_CHARS = 20_000  # count_parts remembers soft joins between pieces this long at most
 MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
+CHUNKED_CHARS = 1_024  # a text this long is counted by chunks (`Counter._chunks`)
+_CUT_EVERY = 10  # about one line break in this many ends a chunk
 
 
 class CountCache(Generations[str, int]):
@@ -66,9 +69,13 @@ class Counter:
         self.encoded_chars = 0  # characters actually sent to the tokenizer (for tests and benches)
         self._deltas: dict[tuple[str, str], int] = {}
         self.delta_chars = 0  # characters held in the keys of _deltas
+        # soft joins met by count_parts: (left piece, right piece, where the region before
+        # ended in left) -> (count correction, where the region ended in right)
+        self._joins: dict[tuple[str, str, int], tuple[int, int]] = {}
+        self.join_chars = 0  # characters of the pieces the keys of _joins hold
 
     def count(self, text: str) -> int:
-        """Token count of `text` (cached)."""
+        """Token count of `text` (cached; a long text by its chunks, see `_chunks`)."""
         value = self.cache._young.get(text)
         if value is not None:
             return value
@@ -76,10 +83,47 @@ class Counter:
             return 0
         value = self.cache._old.get(text)
         if value is None:
-            value = self._raw_count(text)
-            self.encoded_chars += len(text)
+            if len(text) >= CHUNKED_CHARS and self.tokenizer.has_hard_joins:
+                value = sum(map(self._count_piece, self._chunks(text)))
+            else:
+                value = self._raw_count(text)
+                self.encoded_chars += len(text)
         self.cache.put(text, value)
         return value
+
+    def _count_piece(self, text: str) -> int:
+        """`count` without chunking (a chunk is never split again)."""
+        value = self.cache.get(text)
+        if value is None:
+            value = self._raw_count(text)
+            self.encoded_chars += len(text)
+            self.cache.put(text, value)
+        return value
+
+    def _chunks(self, text: str) -> list[str]:
+        """`text` cut at some of its hard joins next to a line break, so that counts add up.
+
+        Where to cut depends only on the line before the break (its length), never on
+        where the previous cut fell: a text edited in a few lines (an agent's task state
+        from one turn to the next) is cut the same way elsewhere, and its unchanged
+        chunks are counted from the cache. About one line break in `_CUT_EVERY` cuts."""
+        hard = self._hard
+        cuts = [0]
+        line_start = 0
+        end = len(text) - 1
+        at = text.find("\n", 1)
+        while 0 < at < end:
+            if (at - line_start) % _CUT_EVERY == 0:
+                if hard(text[at - 1], "\n"):
+                    cuts.append(at)
+                elif hard("\n", text[at + 1]):
+                    cuts.append(at + 1)
+            line_start = at + 1
+            at = text.find("\n", line_start)
+        if len(cuts) == 1:
+            return [text]
+        cuts.append(len(text))
+        return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
 
     def _last_hard(self, text: str, floor: int) -> int:
         """Largest internal hard boundary of `text` at or after `floor` (else `floor`)."""
@@ -122,6 +166,16 @@ class Counter:
                 self.delta_chars += size
         return delta
 
+    def _remember_join(self, key: tuple[str, str, int], delta: int, floor: int) -> None:
+        size = len(key[0]) + len(key[1])
+        if size > MAX_JOIN_KEY_CHARS:
+            return
+        if len(self._joins) >= MAX_DELTAS or self.join_chars + size > MAX_DELTA_CHARS:
+            self._joins = {}
+            self.join_chars = 0
+        self._joins[key] = (delta, floor)
+        self.join_chars += size
+
     def count_parts(self, parts: Sequence[str]) -> int:
         """Exactly `tokenizer.count("".join(parts))`, from cached piece counts."""
         pieces = [p for p in parts if p]
@@ -138,11 +192,19 @@ class Counter:
         n = len(pieces)
         floor = 0  # hard boundary inside pieces[i] where the previous region ended
         i = 0
+        joins = self._joins
         while i < n - 1:
             left = pieces[i]
             if hard(left[-1], pieces[i + 1][0]):
                 i += 1
                 floor = 0
+                continue
+            key = (left, pieces[i + 1], floor)
+            known = joins.get(key)
+            if known is not None:  # this soft join was counted before (a repeated layout)
+                total += known[0]
+                floor = known[1]
+                i += 1
                 continue
             # A soft join: gather the region from the last hard boundary before it
             # to the first hard boundary after it, possibly across several pieces.
@@ -162,7 +224,10 @@ class Counter:
                 region.append(piece)
                 minus += count(piece)
                 j += 1
-            total += count("".join(region)) - minus
+            delta = count("".join(region)) - minus
+            total += delta
+            if j == i + 1 and floor:  # the region closed inside the next piece: it depends on these two alone
+                self._remember_join(key, delta, floor)
             if floor == 0:
                 # the region ended at the end of piece j, at a hard join (or the end)
                 i = j + 1

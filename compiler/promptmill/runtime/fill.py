@@ -18,7 +18,7 @@ from ..core.errors import RenderError, StateError
 from . import conditions
 from .bundle import RoleBundle, RuleLine, Section
 from .counting import Counter
-from .itemmemo import SANDBOX_GLOBALS, ItemMemo, item_only
+from .itemmemo import SANDBOX_GLOBALS, ItemMemo, item_only, score_only_orders, unread_field
 from .plans import run_plan
 from .schema.validate import Validator
 from .statelimits import check_state_data
@@ -85,6 +85,7 @@ class PreparedRole:
     defaults: dict[str, Any] = field(default_factory=dict)
     memo: ItemMemo | None = None  # checked, rendered items by content (shared by the runtime's roles)
     memo_sections: frozenset[str] = frozenset()  # list sections whose item text depends on the item alone
+    memo_unscored: Mapping[str, str] = field(default_factory=dict)  # section -> score field its memo keys leave out
 
     @classmethod
     def prepare(cls, bundle: RoleBundle, counter: Counter, memo: ItemMemo | None = None) -> PreparedRole:
@@ -108,7 +109,8 @@ class PreparedRole:
             s.id for s in bundle.sections
             if s.kind in ("each", "tools", "history") and (s.template is None or item_only(s.template, s.item_name))
         )
-        return cls(bundle, counter, validator, templates, tuple(props), defaults, memo, memo_sections)
+        unscored = {s.id: s.order_by[0] for s in bundle.sections if s.id in memo_sections and _score_only_orders(s, bundle, validator)}
+        return cls(bundle, counter, validator, templates, tuple(props), defaults, memo, memo_sections, unscored)
 
     def context(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """Template variables: declared inputs (absent optional ones as their default or None)."""
@@ -136,6 +138,19 @@ class PreparedRole:
         except RenderError as exc:
             place = f"section '{section.id}'" + (f", {where()}" if where is not None else "")
             raise RenderError(f"{place}: {exc.message}", code=exc.code, hint=exc.hint) from exc
+
+
+def _score_only_orders(spec: Section, bundle: RoleBundle, validator: Validator | None) -> bool:
+    """True when the section's items are ordered by a score that never reaches their text
+    and that, as any finite number, cannot change whether an item is valid: the item memo
+    then recognises an item whose score alone changed (an agent's memory re-ranked)."""
+    if spec.kind != "each" or len(spec.order_by) != 1 or spec.template is None:
+        return False
+    if not unread_field(spec.template, spec.item_name, spec.order_by[0]):
+        return False
+    if spec.path not in bundle.lazy_paths:
+        return True  # the whole list, scores included, is checked before any item is offered
+    return validator is not None and score_only_orders(validator.item_schema(spec.path), spec.order_by[0])
 
 
 @dataclass

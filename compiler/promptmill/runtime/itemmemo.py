@@ -47,6 +47,57 @@ def item_only(source: str, item_name: str) -> bool:
     return not any(f.name in IMPURE_FILTERS for f in tree.find_all(nodes.Filter))
 
 
+# Keywords of an item schema that constrain each property on its own (or nothing at all):
+# such an item is valid exactly when each of its properties is.
+_PER_PROPERTY = frozenset({"type", "required", "properties", "additionalProperties", "title", "description", "$comment", "examples"})
+_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples"})
+
+
+def unread_field(source: str, item_name: str, name: str) -> bool:
+    """True when the per-item template `source` reads `item_name` only through fixed
+    fields (`item.x`, `item["x"]`), none of them `name`: the field then never reaches
+    the item's text."""
+    from jinja2 import nodes
+
+    from .jinja.sandbox import environment
+
+    try:
+        tree = environment().parse(source)
+    except Exception:
+        return False
+    through_fields = set()
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        target = node.node
+        if not (isinstance(target, nodes.Name) and target.name == item_name):
+            continue
+        field = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
+        if isinstance(node, nodes.Getitem) and not isinstance(node.arg, nodes.Const):
+            return False
+        if not isinstance(field, str) or field == name:
+            return False
+        through_fields.add(id(target))
+    return all(id(n) in through_fields for n in tree.find_all(nodes.Name) if n.name == item_name)
+
+
+def score_only_orders(item_schema: object, name: str) -> bool:
+    """True when any finite number in field `name` leaves an item's validity as it was:
+    the item schema constrains each property on its own, and `name`'s schema is just
+    `type: number` (annotations aside)."""
+    if item_schema is True:
+        return True
+    if not isinstance(item_schema, dict) or not set(item_schema) <= _PER_PROPERTY:
+        return False
+    if item_schema.get("type", "object") != "object":
+        return False
+    props = item_schema.get("properties", {})
+    field = props.get(name) if isinstance(props, dict) else None
+    if field is None:  # constrained by additionalProperties alone
+        field = item_schema.get("additionalProperties", True)
+    if field is True:
+        return True
+    return isinstance(field, dict) and set(field) - _ANNOTATIONS == {"type"} and field["type"] == "number"
+
+
 class ItemMemo(Generations[tuple, tuple]):
     """Bounded map (role, section, variant, item content) -> what rendering the item gave."""
 
@@ -54,16 +105,43 @@ class ItemMemo(Generations[tuple, tuple]):
 
     @staticmethod
     def key(prefix: tuple, item: Any) -> tuple | None:
-        """The key of `item` under `prefix`, or None when it cannot be memoised."""
+        """The key of `item` under `prefix`, or None when it cannot be memoised.
+
+        A mapping of text fields only (a typical memory entry) is keyed by its field
+        names and its texts as they are (`str` equality is exact, and the strings'
+        hashes are cached); anything else by its `marshal` bytes. The two kinds of key
+        differ in length, so they never meet."""
+        if type(item) is dict:
+            texts = tuple(item.values())
+            if all(type(v) is str for v in texts):
+                return (*prefix, tuple(item), texts) if sum(map(len, texts)) <= MAX_KEY_BYTES else None
         try:
             data = marshal.dumps(item, 2)
         except (ValueError, TypeError):
             return None
         return (*prefix, data) if len(data) <= MAX_KEY_BYTES else None
 
+    @staticmethod
+    def key_without(prefix: tuple, item: Any, name: str) -> tuple | None:
+        """The key of `item` with its field `name` left out, when that field is a finite
+        number; else the key of the whole item. For a field that only orders the list
+        (`unread_field`, `score_only_orders`): an item whose score alone changed is
+        still recognised. The field's name stays in the key (`...` stands for its value,
+        which JSON data never holds), so an item without it is another item."""
+        if type(item) is dict:
+            value = item.get(name)
+            if type(value) is int or (type(value) is float and value - value == 0):
+                texts = tuple([v for k, v in item.items() if k != name])
+                if all(type(v) is str for v in texts):
+                    return (*prefix, tuple(item), texts) if sum(map(len, texts)) <= MAX_KEY_BYTES else None
+                item = {**item, name: ...}
+        return ItemMemo.key(prefix, item)
+
     def weigh(self, key: tuple, value: tuple) -> int:
         text, unit = value
-        return len(key[-1]) + len(text) + (len(unit) if unit is not None else 0) + self.ENTRY_COST
+        content = key[-1]
+        size = len(content) if type(content) is bytes else sum(map(len, content))
+        return size + len(text) + (len(unit) if unit is not None else 0) + self.ENTRY_COST
 
     @property
     def weight(self) -> int:

@@ -18,10 +18,8 @@ def _origin(spec: Section) -> str | None:
     return str(spec.origin) if spec.origin is not None else None
 
 
-def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "") -> RenderedSection:
+def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "", text: str = "") -> RenderedSection:
     spec = p.spec
-    present = p.present
-    text = p.text() if present and not native else ""
     items_total = len(p.cand.items) if p.cand.items is not None else None
     kept = tuple(sorted(p.kept)) if items_total is not None else ()
     kept_set = set(kept)
@@ -74,22 +72,30 @@ def summarize(
 ) -> PromptRequest:
     bundle = prepared.bundle
     counter = prepared.counter
-    fitter = Fitter(prepared, wire, limit, {})
+    fitter = result.fitter or Fitter(prepared, wire, limit, {})
     by_id = {p.spec.id: p for p in result.placed}
     skipped_ids = {s.id for s in skipped}
+    texts: dict[int, str] = {}  # id(placed) -> its text, joined once for its section and its message
     sections = []
     for spec in bundle.sections:
         if spec.id in skipped_ids:
             sections.append(_skipped(spec))
         else:
             placed = by_id[spec.id]
-            sections.append(_section(placed, counter, fitter._native(placed), wire.name))
+            native = fitter._native(placed)
+            text = texts[id(placed)] = placed.text() if placed.present and not native else ""
+            sections.append(_section(placed, counter, native, wire.name, text))
     messages = []
+    sep = fitter.sep
     for c in result.containers:
-        parts = fitter.container_parts(c)
-        ids = tuple(p.spec.id for p in c.placed) if c.turn is None else (c.turn_of.spec.id,)  # type: ignore[union-attr]
+        if c.turn is None:
+            content = sep.join([texts[id(p)] for p in c.placed])  # as "".join(fitter.container_parts(c))
+            ids = tuple(p.spec.id for p in c.placed)
+        else:
+            content = c.turn["content"]
+            ids = (c.turn_of.spec.id,)  # type: ignore[union-attr]
         stable = c.turn is None and all(p.spec.stability == "stable" for p in c.placed)
-        messages.append(Message(c.role, "".join(parts), c.tokens, ids, stable=stable, turn=c.turn is not None))
+        messages.append(Message(c.role, content, c.tokens, ids, stable=stable, turn=c.turn is not None))
     events = _events(bundle, sections, messages, counter)
     tools = fitter.declarations(result.placed)
     estimated = bool(tools or fitter.extra_tools or fitter.output_cost)

@@ -75,6 +75,10 @@ class Validator:
             return self._item_checks[path](item)
         return self._slow(path).is_valid(item)
 
+    def item_schema(self, lazy_path: tuple[str, ...]) -> Any:
+        """The schema each item of the lazy array at `lazy_path` is checked against."""
+        return self._items[tuple(lazy_path)]
+
     def item_errors(
         self, lazy_path: tuple[str, ...], index: int, item: Any, root: str = "state"
     ) -> list[tuple[str, str]]:
