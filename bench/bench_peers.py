@@ -3,13 +3,13 @@
 Install the peers in a SEPARATE virtualenv (they are not promptmill dependencies;
 prompt-poet pins tiktoken==0.7.0, so that venv gets the old tiktoken):
 
-    python3 -m venv /work/venvs/peers && /work/venvs/peers/bin/pip install -e . prompt-poet priomptipy poml langchain-core banks
+    python3 -m venv .peers-venv && .peers-venv/bin/pip install -e . prompt-poet priomptipy poml langchain-core banks
 
 Run from the repository root:
 
-    /work/venvs/peers/bin/python bench/bench_peers.py --quick   # few repetitions (~2.5 min)
-    /work/venvs/peers/bin/python bench/bench_peers.py           # the full run (a few minutes)
-    /work/venvs/peers/bin/python bench/bench_peers.py --sizes small,medium
+    .peers-venv/bin/python bench/bench_peers.py --quick   # few repetitions (~1.5 min)
+    .peers-venv/bin/python bench/bench_peers.py           # the full run (a few minutes)
+    .peers-venv/bin/python bench/bench_peers.py --sizes small,medium
 
 It prints the installed version of every peer first. A peer that is not
 installed is reported with its install command and skipped; poml also needs
@@ -652,39 +652,33 @@ def table(size: Size, budget: int, mode: str, adapters: dict[str, Callable[[dict
 def summary(res: Results, sizes: list[Size]) -> None:
     """Issue 16's targets, each judged from the numbers measured above."""
 
-    def verdict(ok: bool) -> str:
-        return "met" if ok else "NOT met"
+    def line(size: str, label: str, value: float, target: str, ok: bool, detail: str) -> None:
+        print(f"  {size:<7} {label:<36} {value:6.2f}x  {target:<7} {'met' if ok else 'NOT met':<8} {detail}")
 
-    print("\ntargets (issue 16), judged from this run:")
+    print("\ntargets (issue 16), judged from this run (promptmill text; worst table of each size):")
     for size in sizes:
         worst: tuple[float, str] | None = None
         for (sz, budget, mode, name), med in res.med.items():
-            if sz != size.name or name.startswith("promptmill"):
-                continue
             pm = res.med.get((sz, budget, mode, "promptmill text"))
-            if pm is None:
+            if sz != size.name or name.startswith("promptmill") or pm is None:
                 continue
-            r = pm / med
-            if worst is None or r > worst[0]:
-                worst = (r, f"{name}, budget {budget:,}, {mode}: {pm:.3f} vs {med:.3f} ms")
+            if worst is None or pm / med > worst[0]:
+                worst = (pm / med, f"[{name}, budget {budget:,}, {mode}: {pm:.3f} vs {med:.3f} ms]")
         if worst is None:
-            print(f"  {size.name:<7} promptmill vs fastest peer: no peer measured")
+            print(f"  {size.name:<7} promptmill / fastest peer: no peer measured")
         else:
-            print(f"  {size.name:<7} promptmill vs fastest peer (worst table) {worst[0]:5.2f}x (< 1.0)  "
-                  f"{verdict(worst[0] < 1.0):<8} [{worst[1]}]")
-    for mode, target in (("fresh content", 1.3), ("agent loop", 0.4)):
-        label = "fresh / lazy floor" if mode == "fresh content" else "agent loop next turn / lazy floor"
+            line(size.name, "promptmill / fastest peer", worst[0], "< 1.0", worst[0] < 1.0, worst[1])
+    for mode, label, target in (("fresh content", "fresh content / lazy floor", 1.3),
+                                ("agent loop", "agent loop next turn / lazy floor", 0.4)):
         for size in sizes:
             ratios = [(res.med[(size.name, b, mode, "promptmill text")] / res.floor[(size.name, b, mode)], b)
                       for b in size.budgets if (size.name, b, mode) in res.floor]
-            if not ratios:
-                continue
-            r, b = max(ratios)
-            print(f"  {size.name:<7} {label:<34} {r:5.2f}x (<= {target})  {verdict(r <= target):<8} "
-                  f"[worst budget {b:,}]")
+            if ratios:
+                r, b = max(ratios)
+                line(size.name, label, r, f"<= {target}", r <= target, f"[budget {b:,}]")
     exact = res.pm_mismatch == 0 and res.pm_over == 0
-    print(f"  promptmill exact: reported != true count in {res.pm_mismatch} of {res.pm_renders} renders, "
-          f"over budget in {res.pm_over}  {verdict(exact)}")
+    print(f"  all     promptmill exact: reported != true count in {res.pm_mismatch} of {res.pm_renders} renders "
+          f"(text and openai), over budget in {res.pm_over}: {'met' if exact else 'NOT met'}")
 
 
 def versions() -> None:
@@ -717,7 +711,7 @@ def main() -> None:
         try:
             adapters.update(make())
         except ImportError as e:
-            print(f"{name}: not installed ({e.name}); install with: pip install {how.removeprefix('pip install ')}")
+            print(f"{name}: not installed ({e.name}); install with: .peers-venv/bin/{how}")
     warm = workload.state(20, 5, seed=1, fresh="w")
     for fn in adapters.values():
         fn(warm, 8000)  # load tokenizers, compile templates
@@ -756,8 +750,9 @@ notes:
     count per message, o200k_base); one message per part, ordered role, fixed parts, task state, tools,
     entries by relevance, so the prefix it keeps drops entries, then tools, then the task state; kept
     messages are put back in prompt order. It binary-searches the prefix and the counter recounts every
-    message of each prefix tried (no cache), and it stops at the first part that does not fit. It reports no
-    count; its budget holds for the messages (chat overhead included), so the text leaves that overhead unused.
+    message of each prefix tried (no cache), and it stops at the first part that does not fit; when everything
+    fits (small) it counts every message once and returns. It reports no count; its budget holds for the
+    messages (chat overhead included), so the text leaves that overhead unused.
   banks has no token budget or counting of its own (banks 2.x: Jinja templates, chat blocks, a render cache keyed
     on the pickled context): the adapter renders the template without memory and tools and counts it, adds
     tools in order then entries by relevance, counting each item's text (+ the section title with the first)
