@@ -632,7 +632,7 @@ def table(size: Size, budget: int, mode: str, adapters: dict[str, Callable[[dict
             fn(first, budget)
         t, outs = timed(fn, states, budget)
         qs = [judge(o, s, budget) for o, s in zip(outs, states, strict=True)]
-        if name == "promptmill text":
+        if name == "promptmill text":  # in a pass of its own: timed between renders it slowed promptmill ~15%
             floors = [lazy_floor(floor_texts(o.req, s)) for o, s in zip(outs, states, strict=True)]
             floor = ms(floors)[0]
             res.floor[(size.name, budget, mode)] = floor
