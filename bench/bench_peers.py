@@ -1,23 +1,29 @@
 """promptmill against peer libraries on the same executor workload, in one run.
 
-Install the peers in a SEPARATE virtualenv (they are not promptmill dependencies):
+Install the peers in a SEPARATE virtualenv (they are not promptmill dependencies;
+prompt-poet pins tiktoken==0.7.0, so that venv gets the old tiktoken):
 
-    python3 -m venv .peers-venv
-    .peers-venv/bin/pip install -e . prompt-poet priomptipy poml
+    python3 -m venv .peers-venv && .peers-venv/bin/pip install -e . prompt-poet priomptipy poml langchain-core banks
 
 Run from the repository root:
 
-    .peers-venv/bin/python bench/bench_peers.py --quick   # few repetitions
-    .peers-venv/bin/python bench/bench_peers.py           # the full run
+    .peers-venv/bin/python bench/bench_peers.py --quick   # few repetitions (~1.5 min)
+    .peers-venv/bin/python bench/bench_peers.py           # the full run (a few minutes)
+    .peers-venv/bin/python bench/bench_peers.py --sizes small,medium
 
-A peer that is not installed is reported with its install command and skipped.
+It prints the installed version of every peer first. A peer that is not
+installed is reported with its install command and skipped; poml also needs
+`node` on PATH.
 
 Workload: bench/workload.py (executor role: 7 sections, ~600 tokens of task
-state, 200 memory entries of 60-120 tokens with a relevance score, 40 tools with
-JSON-schema parameters), budgets 8,000 and 3,000 (both force trimming). Every
-library gets the same texts and is asked for the same policy: drop the least
-relevant memory entries first, then the last tools, then (as a last resort) the
-task state; the rest is never dropped. Each is written in its own idiom:
+state, memory entries of 60-120 tokens with a relevance score, tools with
+JSON-schema parameters) at three sizes: small (10 entries, 5 tools, budget
+8,000: ~2,500 tokens, nothing is trimmed), medium (200 entries, 40 tools,
+budgets 8,000 and 3,000) and large (2,000 entries, 200 tools, budget 32,000),
+both trimming. Every library gets the same texts and is asked for the same
+policy: drop the least relevant memory entries first, then the last tools,
+then (as a last resort) the task state; the rest is never dropped. Each is
+written in its own idiom:
 
 - promptmill: the workload role, `rt.render("executor", state, budget=B)`
   (text) and `provider="openai"` (chat); it reports `req.tokens`.
@@ -29,17 +35,39 @@ task state; the rest is never dropped. Each is written in its own idiom:
 - priomptipy: `Scope`s with absolute priorities (higher is kept), rendered by
   `render(..., {"token_limit": B, "tokenizer": "o200k_base"})`, as plain text
   and as System+User messages; it reports `token_count`.
+- LangChain (langchain-core): one message per part, ordered so that
+  `trim_messages(strategy="first", token_counter=<tiktoken o200k_base counter
+  of LangChain's trimming how-to>)` keeps the parts to keep first; kept
+  messages are put back in prompt order. Text = the contents joined; it
+  reports no count.
+- banks: a Jinja template rendered by `banks.Prompt.text` (and with `{% chat %}`
+  blocks by `Prompt.chat_messages`); banks has no token budget, so the adapter
+  counts with tiktoken and picks items greedily (see the printed notes).
 - poml: a POML document with `tokenLimit` on the root and `priority` on each
   paragraph (experimental feature of POML; lower is dropped first), rendered
   by `poml.poml(...)`, which runs POML's Node.js renderer in a new process per
-  call (so its latency is mostly process start; it is timed with few runs).
+  call (so its latency is mostly process start; it is timed with few runs,
+  for fresh content only).
 
-Measured per library and budget: median and p95 latency for fresh content
-(new texts every render) and for the same state repeated; the tokens the
-library reports; the true count of what it returns (tiktoken o200k_base of the
-text, and for chat OpenAI's cookbook count: 3 a message plus the tokens of
-its role and content, plus 3 priming the reply); renders over budget; memory entries kept, whether they
-are the most relevant ones, tools kept, and whether the task state survived.
+Reference: the lazy floor, tiktoken (o200k_base, `encode_ordinary`, one call
+each) encoding exactly the texts that can reach the prompt, taken from
+promptmill's own render report of the same state: each present non-list
+section, each present list section's title and kept items, and in each list
+section that lost items the first that does not fit (per state, the best of
+3 tries, so noise cannot inflate it).
+
+Measured per size, budget and library, in three modes: fresh content (new
+texts every render), the same state repeated, and an agent loop (the next
+turns of one conversation from `workload.agent_turns`: same tools, 90% of the
+memory entries recur with new scores, 10% new, a few task-state lines change;
+only turns after the first are timed). Per row: median and p95 latency, the
+ratio to promptmill and to the lazy floor; the tokens the library reports;
+the true count of what it returns (tiktoken o200k_base of the text, and for
+chat OpenAI's cookbook count: 3 a message plus the tokens of its role and
+content, plus 3 priming the reply); renders over budget; memory entries kept,
+whether they are the most relevant ones, tools kept, and whether the task
+state survived. A summary at the end judges issue 16's targets from the
+numbers measured.
 """
 
 from __future__ import annotations
@@ -66,8 +94,6 @@ import yaml  # noqa: E402
 
 import workload  # noqa: E402
 
-ENTRIES, TOOLS = 200, 40
-BUDGETS = (8000, 3000)
 TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 
 
@@ -135,6 +161,7 @@ class Output:
     text: str | None  # the prompt as one text (None when the library only gives chat)
     messages: list[dict] | None  # chat messages (None for text-only output)
     reported: int | None  # the tokens the library says it used
+    req: Any = None  # promptmill's PromptRequest (its render report), for the lazy floor
 
 
 # ---------------------------------------------------------------- promptmill
@@ -146,11 +173,11 @@ def promptmill_adapters() -> dict[str, Callable[[dict, int], Output]]:
 
     def text(st: dict, budget: int) -> Output:
         req = rt.render("executor", st, budget=budget)
-        return Output(req.text, None, req.tokens)
+        return Output(req.text, None, req.tokens, req)
 
     def chat(st: dict, budget: int) -> Output:
         req = rt.render("executor", st, budget=budget, provider="openai")
-        return Output(None, req.to_openai()["messages"], req.tokens)
+        return Output(None, req.to_openai()["messages"], req.tokens, req)
 
     return {"promptmill text": text, "promptmill openai": chat}
 
@@ -266,6 +293,127 @@ def priompt_adapters() -> dict[str, Callable[[dict, int], Output]]:
 
     return {"priomptipy text": text, "priomptipy chat": chat}
 
+# ---------------------------------------------------------------- LangChain
+
+def langchain_adapters() -> dict[str, Callable[[dict, int], Output]]:
+    """One message per part (contents carry their separators, so joined they are the
+    prompt text), ordered so that `trim_messages(strategy="first")`, which keeps the
+    longest prefix that fits, drops the least relevant memory entries first, then the
+    last tools, then the task state; the kept messages are then put back in prompt
+    order. The token counter is the tiktoken counter of LangChain's trimming how-to
+    (OpenAI's chat count: 3 a message + role + content, + 3), on o200k_base."""
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+
+    enc = tiktoken.get_encoding("o200k_base")
+
+    def str_token_counter(text: str) -> int:
+        return len(enc.encode(text))
+
+    def tiktoken_counter(messages: list[BaseMessage]) -> int:
+        num_tokens = 3  # every reply is primed with <|start|>assistant<|message|>
+        for msg in messages:
+            if isinstance(msg, HumanMessage):
+                role = "user"
+            elif isinstance(msg, AIMessage):
+                role = "assistant"
+            elif isinstance(msg, ToolMessage):
+                role = "tool"
+            elif isinstance(msg, SystemMessage):
+                role = "system"
+            else:
+                raise ValueError(f"Unsupported messages type {msg.__class__}")
+            num_tokens += 3 + str_token_counter(role) + str_token_counter(msg.content)  # type: ignore[arg-type]
+            if msg.name:
+                num_tokens += 1 + str_token_counter(msg.name)
+        return num_tokens
+
+    def render(st: dict, budget: int) -> Output:
+        # prompt order: role, task state, subtask, memory title, entries, tools title, tools, output, rules
+        fixed = [(0, SystemMessage(ROLE_TEXT)), (2, HumanMessage(SEP + subtask_text(st))),
+                 (3, HumanMessage(SEP + T_MEM)), (5, HumanMessage(SEP + T_TOOLS)),
+                 (7, HumanMessage(SEP + OUTPUT_TEXT)), (8, HumanMessage(SEP + RULES_TEXT))]
+        task = [(1, HumanMessage(SEP + T_TASK + "\n" + st["task_state"]))]
+        tools = [((6, i), HumanMessage("\n" + tool_text(t))) for i, t in enumerate(st["tools"])]
+        ranked = sorted(range(len(st["memory"])), key=lambda i: -st["memory"][i]["relevance"])
+        memory = [((4, i), HumanMessage("\n" + memory_line(st["memory"][i]))) for i in ranked]
+        order = fixed + task + tools + memory  # what trim_messages keeps first comes first
+        position = {id(m): (k, 0) if isinstance(k, int) else k for k, m in order}
+        kept = trim_messages([m for _, m in order], max_tokens=budget, token_counter=tiktoken_counter, strategy="first")
+        kept.sort(key=lambda m: position[id(m)])
+        msgs = [{"role": "system" if m.type == "system" else "user", "content": m.content} for m in kept]
+        return Output("".join(m["content"] for m in msgs), msgs, None)
+
+    return {"langchain": render}
+
+
+# ---------------------------------------------------------------- banks
+
+BANKS_REST = (
+    # banks sets Jinja's trim_blocks: a newline right after a block tag is dropped, so it is written as {{ "\\n" }}
+    '{% if memory %}{{ sep }}{{ t_mem }}{% for m in memory %}{{ "\\n" }}- [{{ m.type }}] {{ m.summary }}{% endfor %}{% endif %}'
+    '{% if tools %}{{ sep }}{{ t_tools }}{% for t in tools %}{{ "\\n" }}- {{ t.name }}: {{ t.description }}'
+    "\n  parameters: {{ to_json(t.parameters) }}{% endfor %}{% endif %}"
+    "{{ sep }}{{ output_text }}{{ sep }}{{ rules_text }}"
+)
+BANKS_TEXT = "{{ role_text }}{% if task_state %}{{ sep }}{{ t_task }}\n{{ task_state }}{% endif %}{{ sep }}{{ subtask_text }}" + BANKS_REST
+BANKS_CHAT = (
+    '{% chat role="system" %}{{ role_text }}{% endchat %}\n{% chat role="user" %}'
+    "{% if task_state %}{{ t_task }}\n{{ task_state }}{{ sep }}{% endif %}{{ subtask_text }}" + BANKS_REST + "{% endchat %}"
+)
+
+
+def banks_adapters() -> dict[str, Callable[[dict, int], Output]]:
+    """banks renders a Jinja template (`Prompt.text`, or `Prompt.chat_messages` with
+    `{% chat %}` blocks) and has no token budget: the adapter fits with tiktoken the
+    way a banks user would. Render the template without memory and tools and count
+    it (if that is over budget, render it without the task state); then add tools in
+    order and memory entries from the most relevant, counting each item's text
+    (+ its section's title with the first), until one does not fit. The prompt is
+    rendered again with the kept items; the count reported is that sum."""
+    from banks import Prompt
+
+    static = {"role_text": ROLE_TEXT, "sep": SEP, "t_task": T_TASK, "t_mem": T_MEM, "t_tools": T_TOOLS,
+              "output_text": OUTPUT_TEXT, "rules_text": RULES_TEXT, "to_json": json.dumps}
+
+    def adapter(template: str, chat: bool) -> Callable[[dict, int], Output]:
+        prompt = Prompt(template)
+
+        def rendered(ctx: dict) -> tuple[str | None, list[dict] | None, int]:
+            if chat:
+                msgs = [{"role": m.role, "content": m.content if isinstance(m.content, str)
+                         else "".join(b.text or "" for b in m.content)} for m in prompt.chat_messages(ctx)]
+                return None, msgs, chat_count(msgs)
+            text = prompt.text(ctx)
+            return text, None, count(text)
+
+        def render(st: dict, budget: int) -> Output:
+            ctx = {**static, "task_state": st["task_state"], "subtask_text": subtask_text(st), "memory": [], "tools": []}
+            _, _, used = rendered(ctx)
+            if used > budget:
+                ctx["task_state"] = ""
+                _, _, used = rendered(ctx)
+            for key, title, items, line in (
+                ("tools", T_TOOLS, st["tools"], tool_text),
+                ("memory", T_MEM, sorted(st["memory"], key=lambda m: -m["relevance"]), memory_line),
+            ):
+                kept: list[dict] = []
+                for item in items:
+                    cost = count(("" if kept else SEP + title) + "\n" + line(item))
+                    if used + cost > budget:
+                        break
+                    kept.append(item)
+                    used += cost
+                if key == "memory":  # back in state order, as promptmill places them
+                    chosen = {id(m) for m in kept}
+                    kept = [m for m in st["memory"] if id(m) in chosen]
+                ctx[key] = kept
+            text, msgs, _ = rendered(ctx)
+            return Output(text, msgs, used)
+
+        return render
+
+    return {"banks text": adapter(BANKS_TEXT, False), "banks chat": adapter(BANKS_CHAT, True)}
+
 
 # ---------------------------------------------------------------- poml
 
@@ -300,11 +448,32 @@ def poml_adapters() -> dict[str, Callable[[dict, int], Output]]:
 # ---------------------------------------------------------------- measuring
 
 PEERS = (
-    ("promptmill", promptmill_adapters, "pip install -e ."),
-    ("prompt-poet", poet_adapters, "pip install prompt-poet"),
-    ("priomptipy", priompt_adapters, "pip install priomptipy"),
-    ("poml", poml_adapters, "pip install poml  (needs node on PATH)"),
+    ("promptmill", promptmill_adapters, "pip install -e .", "promptmill"),
+    ("prompt-poet", poet_adapters, "pip install prompt-poet", "prompt-poet"),
+    ("priomptipy", priompt_adapters, "pip install priomptipy", "priomptipy"),
+    ("langchain", langchain_adapters, "pip install langchain-core", "langchain-core"),
+    ("banks", banks_adapters, "pip install banks", "banks"),
+    ("poml", poml_adapters, "pip install poml  (needs node on PATH)", "poml"),
 )
+
+
+@dataclass(frozen=True)
+class Size:
+    name: str
+    entries: int
+    tools: int
+    budgets: tuple[int, ...]
+    runs: int  # repetitions in a full run (a library slower than CAP_S / runs gets fewer)
+
+
+SIZES = {
+    "small": Size("small", 10, 5, (8000,), 41),  # ~2,500 tokens: nothing is trimmed
+    "medium": Size("medium", 200, 40, (8000, 3000), 31),
+    "large": Size("large", 2000, 200, (32000,), 15),
+}
+MODES = ("fresh content", "same state", "agent loop")
+SLOW = {"poml": "a Node.js process per render, ~1.5 s whatever the state"}
+CAP_S = 2.5  # about this many seconds of renders per library and table (at least 3 renders)
 
 
 @dataclass
@@ -325,12 +494,50 @@ def judge(out: Output, st: dict, budget: int) -> Quality:
     text = out.text if out.text is not None else "\n".join(m.get("content") or "" for m in out.messages or [])
     true = count(text) if out.text is not None else chat_count(out.messages or [])
     fresh = re.escape(st["subtask"]["id"].removeprefix("add-types-"))
+    nonce = re.compile(r"\(" + fresh + r"(\d+)\)\.$")
+    ids = [int(nonce.search(m["summary"]).group(1)) for m in st["memory"]]  # type: ignore[union-attr]
     kept = {int(i) for i in re.findall(r"- \[\w+\] [^\n]*?\(" + fresh + r"(\d+)\)\.", text)}
-    ranked = sorted(range(len(st["memory"])), key=lambda i: -st["memory"][i]["relevance"])
+    ranked = sorted(range(len(ids)), key=lambda i: -st["memory"][i]["relevance"])
     tools = len(re.findall(r"- tool_\d+", text))
     first_line = st["task_state"].split("\n", 1)[0]
     task = "full" if st["task_state"] in text else ("cut" if first_line in text else "dropped")
-    return Quality(out.reported, true, true > budget, len(kept), kept == set(ranked[: len(kept)]), tools, task)
+    top_k = kept == {ids[i] for i in ranked[: len(kept)]}
+    return Quality(out.reported, true, true > budget, len(kept), top_k, tools, task)
+
+
+def floor_texts(req: Any, st: dict) -> list[str]:
+    """The texts that can reach the prompt of promptmill's render `req` of `st`: each
+    present non-list section, each present list section's title and kept items, and
+    in each list section that lost items the first that does not fit (the most
+    relevant dropped entry, the first dropped tool)."""
+    lists = {"memory": (st["memory"], memory_line, lambda i: -st["memory"][i]["relevance"]),
+             "tools": (st["tools"], tool_text, lambda i: i)}
+    texts: list[str] = []
+    for s in req.sections:
+        if s.items_total is None:
+            if s.present and s.text:
+                texts.append(s.text)
+            continue
+        items, line, rank = lists[s.id]
+        if s.present:
+            texts.append(s.text.split("\n", 1)[0])  # its title
+            texts += [line(items[i]) for i in s.items_kept]
+        if s.items_dropped:
+            texts.append(line(items[min(s.items_dropped, key=rank)]))
+    return texts
+
+
+def lazy_floor(texts: list[str], repeat: int = 3) -> float:
+    """Seconds tiktoken takes to encode `texts`, one call each: the best of `repeat`
+    tries, so a noisy machine cannot inflate the floor (it only makes targets stricter)."""
+    encode = ENC.encode_ordinary
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for x in texts:
+            encode(x)
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 def timed(fn: Callable[[dict, int], Output], states: list[dict], budget: int) -> tuple[list[float], list[Output]]:
@@ -359,28 +566,153 @@ def faithfulness(adapters: dict[str, Callable[[dict, int], Output]]) -> None:
         print(f"  {name:<20} {same}")
 
 
-def row(name: str, t: list[float], qs: list[Quality], ref: float | None, budget: int) -> str:
+HEADER = (f"  {'library':<20}{'med ms':>9}{'p95 ms':>9} {'vs pm':>7} {'vs floor':>8} {'reported':>8} {'true':>6} "
+          f"{'-budget':>6} {'over':>6}{'rep!=true':>9} {'memory kept':<19} {'tools':<8} task")
+
+
+def row(name: str, t: list[float], qs: list[Quality], ref: float | None, floor: float | None, budget: int, size: Size) -> str:
     med, p95 = ms(t)
     q = qs[0]
-    ratio = f"{med / ref:6.1f}x" if ref else "     -"
+    ratio = f"{med / ref:6.2f}x" if ref else "      -"
+    vs_floor = f"{med / floor:7.2f}x" if floor else "       -"
     rep = "-" if q.reported is None else str(q.reported)
     over = sum(x.over for x in qs)
     mismatch = sum(x.reported is not None and x.reported != x.true for x in qs)
     topk = "yes" if all(x.top_k for x in qs) else f"no ({sum(not x.top_k for x in qs)}/{len(qs)})"
-    return (f"  {name:<20}{med:9.2f}{p95:9.2f} {ratio} {rep:>8} {q.true:>6} {q.true - budget:>+6} "
-            f"{over:>2}/{len(qs):<3}{mismatch:>3}/{len(qs):<3} {q.mem_kept:>3}/{ENTRIES:<4}{topk:<9} "
-            f"{q.tools_kept:>2}/{TOOLS:<3} {q.task}")
+    return (f"  {name:<20}{med:9.3f}{p95:9.3f} {ratio} {vs_floor} {rep:>8} {q.true:>6} {q.true - budget:>+6} "
+            f"{over:>2}/{len(qs):<3}{mismatch:>3}/{len(qs):<3} {q.mem_kept:>4}/{size.entries:<5}{topk:<9} "
+            f"{q.tools_kept:>3}/{size.tools:<4} {q.task}")
+
+
+@dataclass
+class Results:
+    """Medians (ms) by (size, budget, mode, library), lazy floors by (size, budget, mode),
+    and promptmill's exactness over every render of the run."""
+
+    med: dict[tuple[str, int, str, str], float] = field(default_factory=dict)
+    floor: dict[tuple[str, int, str], float] = field(default_factory=dict)
+    pm_renders: int = 0
+    pm_mismatch: int = 0
+    pm_over: int = 0
+
+
+def states_for(mode: str, size: Size, n: int, tag: str) -> tuple[dict | None, list[dict]]:
+    """The states one library renders in a table: a state to render first, untimed
+    (None when there is none), and the timed ones."""
+    e, t = size.entries, size.tools
+    if mode == "fresh content":
+        return None, [workload.state(e, t, seed=i, fresh=f"{tag}r{i}x") for i in range(n)]
+    if mode == "same state":
+        one = workload.state(e, t, seed=0, fresh=f"{tag}x")
+        return one, [one] * n
+    turns = list(workload.agent_turns(e, t, n + 1, seed=1, fresh=f"{tag}x"))
+    return turns[0], turns[1:]
+
+
+def table(size: Size, budget: int, mode: str, adapters: dict[str, Callable[[dict, int], Output]],
+          runs: int, res: Results) -> None:
+    what = {"fresh content": "every text new", "same state": "one state rendered again",
+            "agent loop": "next turns of one conversation: same tools, 90% of entries recur with new scores, "
+                          "10% new, task state changed by a few lines; the first turn is rendered untimed"}[mode]
+    print(f"\n{size.name}, budget {budget:,}, {mode} ({size.entries} entries, {size.tools} tools offered; {what})")
+    print(HEADER)
+    ref: dict[bool, float] = {}
+    floor: float | None = None
+    for k, (name, fn) in enumerate(adapters.items()):
+        if name in SLOW and mode != "fresh content":
+            print(f"  {name:<20}(fresh content only: {SLOW[name]})")
+            continue
+        tag = f"{size.name[0]}{k}b{budget}{mode[0]}"
+        probe = workload.state(size.entries, size.tools, seed=10_000 + k, fresh=f"{tag}p")
+        t0 = time.perf_counter()
+        fn(probe, budget)  # a first render of this size, untimed: how many more fit in CAP_S
+        n = max(3, min(runs, int(CAP_S / max(time.perf_counter() - t0, 1e-9))))
+        first, states = states_for(mode, size, n, tag)
+        if first is not None:
+            fn(first, budget)
+        t, outs = timed(fn, states, budget)
+        qs = [judge(o, s, budget) for o, s in zip(outs, states, strict=True)]
+        if name == "promptmill text":  # in a pass of its own: timed between renders it slowed promptmill ~15%
+            floors = [lazy_floor(floor_texts(o.req, s)) for o, s in zip(outs, states, strict=True)]
+            floor = ms(floors)[0]
+            res.floor[(size.name, budget, mode)] = floor
+            calls = len(floor_texts(outs[0].req, states[0]))
+            fmed, fp95 = ms(floors)
+            print(f"  {'lazy floor':<20}{fmed:9.3f}{fp95:9.3f} {'':>7} {1:7.2f}x   (tiktoken o200k_base, "
+                  f"{calls} encode_ordinary calls: the texts that can reach the prompt)")
+        if name.startswith("promptmill"):
+            res.pm_renders += len(qs)
+            res.pm_mismatch += sum(q.reported != q.true for q in qs)
+            res.pm_over += sum(q.over for q in qs)
+        is_chat = outs[0].messages is not None and outs[0].text is None
+        res.med[(size.name, budget, mode, name)] = ms(t)[0]
+        if name.startswith("promptmill"):
+            ref[is_chat] = ms(t)[0]
+        print(row(name, t, qs, ref.get(is_chat), floor, budget, size))
+        if name in ("prompt-poet", "langchain"):  # one render, two views: its text and its messages
+            chat = [judge(Output(None, o.messages, o.reported), s, budget) for o, s in zip(outs, states, strict=True)]
+            print(row("  as messages", t, chat, ref.get(True), floor, budget, size))
+
+
+def summary(res: Results, sizes: list[Size]) -> None:
+    """Issue 16's targets, each judged from the numbers measured above."""
+
+    def line(size: str, label: str, value: float, target: str, ok: bool, detail: str) -> None:
+        print(f"  {size:<7} {label:<36} {value:7.3f}x  {target:<7} {'met' if ok else 'NOT met':<8} {detail}")
+
+    print("\ntargets (issue 16), judged from this run (promptmill text; worst table of each size):")
+    for size in sizes:
+        worst: tuple[float, str] | None = None
+        for (sz, budget, mode, name), med in res.med.items():
+            pm = res.med.get((sz, budget, mode, "promptmill text"))
+            if sz != size.name or name.startswith("promptmill") or pm is None:
+                continue
+            if worst is None or pm / med > worst[0]:
+                worst = (pm / med, f"[{name}, budget {budget:,}, {mode}: {pm:.3f} vs {med:.3f} ms]")
+        if worst is None:
+            print(f"  {size.name:<7} promptmill / fastest peer: no peer measured")
+        else:
+            line(size.name, "promptmill / fastest peer", worst[0], "< 1.0", worst[0] < 1.0, worst[1])
+    for mode, label, target in (("fresh content", "fresh content / lazy floor", 1.3),
+                                ("agent loop", "agent loop next turn / lazy floor", 0.4)):
+        for size in sizes:
+            ratios = [(res.med[(size.name, b, mode, "promptmill text")] / res.floor[(size.name, b, mode)], b)
+                      for b in size.budgets if (size.name, b, mode) in res.floor]
+            if ratios:
+                r, b = max(ratios)
+                line(size.name, label, r, f"<= {target}", r <= target, f"[budget {b:,}]")
+    exact = res.pm_mismatch == 0 and res.pm_over == 0
+    print(f"  all     promptmill exact: reported != true count in {res.pm_mismatch} of {res.pm_renders} renders "
+          f"(text and openai), over budget in {res.pm_over}: {'met' if exact else 'NOT met'}")
+
+
+def versions() -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for dist in ("promptmill", "tiktoken", *(d for _, _, _, d in PEERS[1:])):
+        try:
+            found.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            found.append(f"{dist} (not installed)")
+    node = shutil.which("node")
+    print("versions: " + ", ".join(found) + f"; python {sys.version.split()[0]}; node {'on PATH' if node else 'missing'}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--sizes", default="small,medium,large", help="comma-separated, of: " + ", ".join(SIZES))
     args = ap.parse_args()
-    runs = 7 if args.quick else 31
-    slow_runs = 2 if args.quick else 5  # poml starts a Node.js process per render
+    names = [n.strip() for n in args.sizes.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SIZES]
+    if unknown or not names:
+        ap.error(f"--sizes: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(SIZES)}")
+    sizes = [SIZES[n] for n in names]
 
+    versions()
     adapters: dict[str, Callable[[dict, int], Output]] = {}
-    for name, make, how in PEERS:
+    for name, make, how, _ in PEERS:
         try:
             adapters.update(make())
         except ImportError as e:
@@ -390,47 +722,49 @@ def main() -> None:
         fn(warm, 8000)  # load tokenizers, compile templates
     faithfulness(adapters)
 
-    for budget in BUDGETS:
-        for mode in ("fresh content", "same state"):
-            print(f"\nbudget {budget:,}, {mode} ({ENTRIES} entries, {TOOLS} tools offered)")
-            print(f"  {'library':<20}{'med ms':>9}{'p95 ms':>9} {'vs pm':>7} {'reported':>8} {'true':>6} "
-                  f"{'-budget':>6} {'over':>6}{'rep!=true':>9} {'memory kept':<17} {'tools':<6} task")
-            ref: dict[bool, float] = {}
-            for k, (name, fn) in enumerate(adapters.items()):
-                n = slow_runs if name == "poml" else runs
-                if mode == "fresh content":
-                    states = [workload.state(ENTRIES, TOOLS, seed=i, fresh=f"a{k}b{budget}r{i}x") for i in range(n)]
-                else:
-                    one = workload.state(ENTRIES, TOOLS, seed=0, fresh=f"b{budget}same")
-                    fn(one, budget)
-                    states = [one] * n
-                t, outs = timed(fn, states, budget)
-                qs = [judge(o, s, budget) for o, s in zip(outs, states, strict=True)]
-                is_chat = outs[0].messages is not None and outs[0].text is None
-                if name.startswith("promptmill"):
-                    ref[is_chat] = ms(t)[0]
-                print(row(name, t, qs, ref.get(is_chat), budget))
-                if name == "prompt-poet":  # one render, two views: its text and its messages
-                    chat = [judge(Output(None, o.messages, o.reported), s, budget) for o, s in zip(outs, states, strict=True)]
-                    print(row("  as messages", t, chat, ref.get(True), budget))
+    res = Results()
+    for size in sizes:
+        runs = max(3, size.runs // 4) if args.quick else size.runs
+        for budget in size.budgets:
+            for mode in MODES:
+                table(size, budget, mode, adapters, runs, res)
     print(NOTES)
+    summary(res, sizes)
 
 
 NOTES = """
 columns: med/p95 ms = render latency; vs pm = median against promptmill's same output kind (text or chat);
+  vs floor = median against the lazy floor of the same table: tiktoken (o200k_base, encode_ordinary, one call
+  each) encoding the texts that can reach promptmill's prompt (present sections, kept items, and in each list
+  section that lost items the first item that does not fit), from promptmill's own render report, timed
+  per state as the best of 3 tries;
   reported = tokens the library says the prompt uses (first render); true = o200k_base count of what it
   returns (chat: 3 a message + role + content, + 3); -budget = true minus budget (negative: budget left unused);
   over = renders whose true count exceeds the budget; rep!=true = renders whose reported count is not the
   true count; memory kept (first render) and whether the kept entries were always the most relevant ones;
-  tools kept; task state full, cut (truncated) or dropped.
+  tools kept; task state full, cut (truncated) or dropped. A library slower than ~2.5 s a table gets fewer
+  renders (at least 3); the agent loop times each library on its own conversation, after its first turn.
 notes:
-  promptmill truncates the task state as a last resort; prompt-poet, priomptipy and poml can only keep or
-    drop a whole part/scope/paragraph, so their task state is all or nothing.
+  promptmill truncates the task state as a last resort; prompt-poet, priomptipy, LangChain, banks and poml
+    can only keep or drop a whole part/scope/message/paragraph, so their task state is all or nothing.
   prompt-poet counts each part separately and adds the counts (no per-message overhead); it makes one
-    message per part (~250 offered, ~70 kept at 8,000), so sent as chat the overhead is uncounted. Truncation removes parts by
+    message per part, so sent as chat the overhead is uncounted. Truncation removes parts by
     truncation_priority; relevance order comes from a per-entry priority computed in the template.
   priomptipy keeps every scope at or above one priority cutoff (binary search), so it cannot skip a large
     entry to keep a smaller, less relevant one; its chat count is contents + 4 per extra message + 3.
+  LangChain: trim_messages(strategy="first") with the tiktoken counter of its trimming how-to (OpenAI's chat
+    count per message, o200k_base); one message per part, ordered role, fixed parts, task state, tools,
+    entries by relevance, so the prefix it keeps drops entries, then tools, then the task state; kept
+    messages are put back in prompt order. It binary-searches the prefix and the counter recounts every
+    message of each prefix tried (no cache), and it stops at the first part that does not fit; when everything
+    fits (small) it counts every message once and returns. It reports no count; its budget holds for the
+    messages (chat overhead included), so the text leaves that overhead unused.
+  banks has no token budget or counting of its own (banks 2.x: Jinja templates, chat blocks, a render cache keyed
+    on the pickled context): the adapter renders the template without memory and tools and counts it, adds
+    tools in order then entries by relevance, counting each item's text (+ the section title with the first)
+    until one does not fit, and renders again with the kept items. It reports that sum of separate counts,
+    which can differ from the count of the joined text by a few tokens (rep!=true, and over budget when the
+    sum is under and the text over).
   poml's tokenLimit/priority are experimental: it drops whole priority levels, counts paragraphs
     separately (short ones as bytes/4), and does not report a count; it renders in a Node.js process
     started per call, so its latency is mostly process start.

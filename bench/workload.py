@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 WORDS = (
@@ -170,3 +171,29 @@ def dynamic_texts(st: dict) -> list[str]:
 
 
 
+
+
+def agent_turns(entries: int, tools: int, turns: int, *, seed: int = 0, fresh: str = "", recur: float = 0.9) -> Iterator[dict]:
+    """The states of `turns` turns of one agent loop. The first is `state(...)`; each next
+    turn keeps the same tools (the same objects), keeps `recur` of the memory entries
+    (the same texts) with new relevance scores, replaces the rest with new entries,
+    and changes a few lines of the task state (three steps get a new status and note)."""
+    rng = random.Random(seed + 7919)
+    st = state(entries, tools, seed=seed, fresh=fresh)
+    serial = entries  # new entries continue the numbering: "(<fresh><n>)." stays unique
+    for turn in range(turns):
+        yield st
+        memory = [dict(m, relevance=rng.random()) for m in rng.sample(st["memory"], round(entries * recur))]
+        for _ in range(entries - len(memory)):
+            memory.append({
+                "type": rng.choice(["decision", "error", "tool_result", "discovery", "artifact", "context"]),
+                "summary": _sentence(rng, rng.randint(50, 100), f"{fresh}{serial}"),
+                "relevance": rng.random(),
+            })
+            serial += 1
+        rng.shuffle(memory)
+        lines = st["task_state"].split("\n")
+        for step in rng.sample(range(14), 3):
+            lines[5 + 3 * step] = f"    status: {rng.choice(['completed', 'pending', 'running'])}"
+            lines[6 + 3 * step] = "    note: " + _sentence(rng, 14, f"{fresh}t{turn}")
+        st = {"task_state": "\n".join(lines), "subtask": st["subtask"], "memory": memory, "tools": st["tools"]}
