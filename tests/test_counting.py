@@ -90,3 +90,35 @@ def test_cache_is_bounded():
         cache.put(f"text number {i}", i)
     assert cache.chars <= 2 * 1000 + 100
     assert cache.get("text number 9999") == 9999
+
+
+long_texts = st.lists(st.sampled_from(TRICKY), min_size=300, max_size=900).map("".join)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@given(text=long_texts)
+def test_a_long_text_counted_by_chunks_equals_a_full_encode(name, text):
+    tok = get_tokenizer(name)
+    counter = Counter(tok)
+    chunks = counter._chunks(text)
+    assert "".join(chunks) == text
+    for left, right in zip(chunks, chunks[1:], strict=False):
+        assert tok.hard_join(left[-1], right[0])
+    assert counter.count(text) == tok.count(text)
+    assert counter.count_parts([text[:500], text[500:]]) == tok.count(text)
+
+
+def test_a_text_edited_in_one_line_recounts_only_the_chunks_around_the_edit():
+    """An agent's task state changes by a few lines a turn: its other chunks come from the cache."""
+    tok = get_tokenizer("o200k_base")
+    counter = Counter(tok)
+    rng = random.Random(7)
+    words = "status note build test step file error retry".split()
+    lines = [f"  - id: step-{i}\n    status: {rng.choice(words)}\n    note: " + " ".join(rng.choice(words) for _ in range(12)) for i in range(40)]
+    text = "goal: finish\nsubtasks:\n" + "\n".join(lines)
+    assert counter.count(text) == tok.count(text)
+    lines[20] = lines[20].replace("status:", "status: done,")
+    edited = "goal: finish\nsubtasks:\n" + "\n".join(lines)
+    before = counter.encoded_chars
+    assert counter.count(edited) == tok.count(edited)
+    assert counter.encoded_chars - before < len(edited) / 4  # a few chunks, not the text

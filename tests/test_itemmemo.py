@@ -174,3 +174,80 @@ def test_the_memo_is_bounded():
     assert memo.weight <= 2 * 10_000 + 400
     key = memo.key(("r", 0, ""), {"text": "item 4999 " * 5})
     assert memo.get(key) == ("- item 4999", "- item 4999\n")
+
+
+# -- a score that only orders the list ------------------------------------------
+
+
+def test_an_item_whose_score_alone_changed_is_recognised(root):
+    """An agent re-ranks its memory every turn: the score orders the list but never
+    reaches the text, so an entry with a new score is the same rendered item."""
+    rt = _fresh(root)
+    assert rt.prepared("notes").memo_unscored == {"facts": "score"}
+    facts = [{"text": f"fact {i}", "score": i} for i in range(6)]
+    rt.render("notes", {"topic": "t", "facts": facts})
+    before = len(rt._memo)
+    rescored = {"topic": "t", "facts": [dict(f, score=10.5 - f["score"]) for f in facts]}
+    req = rt.render("notes", rescored)
+    assert len(rt._memo) == before  # every item was a hit
+    _same(req, _fresh(root).render("notes", rescored))
+    assert req.section("facts").items_kept == tuple(range(6))
+
+
+@pytest.mark.parametrize("score", ["high", float("nan"), float("inf"), True, None])
+def test_an_item_rescored_to_a_bad_score_is_still_refused(root, score):
+    rt = _fresh(root)
+    rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": 1}]})
+    with pytest.raises(StateError, match=r"state\.facts\[0\]\.score"):
+        rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": score}]})
+
+
+def test_a_score_with_its_own_constraints_is_checked_every_time(tmp_path):
+    role = ROLE.replace("score: {type: number}", "score: {type: number, minimum: 0}")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "notes.yaml").write_text(role)
+    promptmill.compile(tmp_path)
+    rt = _fresh(tmp_path)
+    assert rt.prepared("notes").memo_unscored == {}
+    rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": 1}]})
+    with pytest.raises(StateError, match=r"state\.facts\[0\]\.score"):
+        rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": -1}]})
+
+
+def test_a_template_that_shows_the_score_is_rendered_again(tmp_path):
+    role = ROLE.replace("template: \"- {{ fact.text }} {{ fact.flag | default('-') }}\"", "template: \"- {{ fact.text }} ({{ fact.score }})\"")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "notes.yaml").write_text(role)
+    promptmill.compile(tmp_path)
+    rt = _fresh(tmp_path)
+    assert rt.prepared("notes").memo_unscored == {}
+    assert "- a (1)" in rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": 1}]}).text
+    assert "- a (2)" in rt.render("notes", {"topic": "t", "facts": [{"text": "a", "score": 2}]}).text
+
+
+def test_which_templates_leave_the_score_unread():
+    from promptmill.runtime.itemmemo import unread_field
+
+    assert unread_field("- {{ e.text }} {{ e['kind'] | upper }}", "e", "score")
+    for reads in ("{{ e.score }}", "{{ e['score'] }}", "{{ e }}", "{{ e | tojson }}", "{{ e[k] }}",
+                  "{% for k in e %}{{ k }}{% endfor %}", "{{ e.items() }}", "{{ e.get('score') }}"):
+        assert not unread_field("{{ e.text }}" + reads, "e", "score"), reads
+
+
+def test_which_item_schemas_let_any_finite_score_through():
+    from promptmill.runtime.itemmemo import score_only_orders
+
+    plain = {"type": "object", "required": ["text", "score"], "properties": {"text": {"type": "string"}, "score": {"type": "number"}}}
+    assert score_only_orders(plain, "score")
+    assert score_only_orders({**plain, "additionalProperties": False}, "score")
+    assert score_only_orders(True, "score")
+    for schema in (
+        {**plain, "properties": {**plain["properties"], "score": {"type": "number", "maximum": 1}}},
+        {**plain, "properties": {**plain["properties"], "score": {"type": "integer"}}},
+        {**plain, "properties": {**plain["properties"], "score": {"enum": [1, 2]}}},
+        {**plain, "dependentRequired": {"score": ["text"]}},
+        {**plain, "oneOf": [{"required": ["text"]}]},
+        {**plain, "properties": {"text": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+        {**plain, "$ref": "#/$defs/x"},
+    ):
+        assert not score_only_orders(schema, "score"), schema

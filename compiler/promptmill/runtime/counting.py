@@ -13,6 +13,7 @@ the first one after it) is counted again. Tokenizers without hard-join rules
 from __future__ import annotations
 
 from collections.abc import Sequence
+from zlib import crc32
 
 from .cache import Generations
 from .tokenizers import Tokenizer
@@ -103,7 +104,7 @@ class Counter:
     def _chunks(self, text: str) -> list[str]:
         """`text` cut at some of its hard joins next to a line break, so that counts add up.
 
-        Where to cut depends only on the line before the break (its length), never on
+        Where to cut depends only on the line before the break (its CRC-32), never on
         where the previous cut fell: a text edited in a few lines (an agent's task state
         from one turn to the next) is cut the same way elsewhere, and its unchanged
         chunks are counted from the cache. About one line break in `_CUT_EVERY` cuts."""
@@ -113,7 +114,7 @@ class Counter:
         end = len(text) - 1
         at = text.find("\n", 1)
         while 0 < at < end:
-            if (at - line_start) % _CUT_EVERY == 0:
+            if crc32(text[line_start:at].encode("utf-8", "surrogatepass")) % _CUT_EVERY == 0:
                 if hard(text[at - 1], "\n"):
                     cuts.append(at)
                 elif hard("\n", text[at + 1]):
@@ -123,7 +124,7 @@ class Counter:
         if len(cuts) == 1:
             return [text]
         cuts.append(len(text))
-        return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+        return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
     def _last_hard(self, text: str, floor: int) -> int:
         """Largest internal hard boundary of `text` at or after `floor` (else `floor`)."""

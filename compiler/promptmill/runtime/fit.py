@@ -23,7 +23,7 @@ structured-return tool and a native contract's schema are fixed costs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -33,10 +33,6 @@ from . import tooldecl
 from .bundle import Section
 from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
 from .wire import Wire
-
-
-WHOLE_ITEMS = 64  # a render offering at most this many list items first tries to keep everything
-WHOLE_CHARS_PER_TOKEN = 3  # ... unless its text is longer than this many characters per token of budget
 
 
 def _settle(p: Placed, fits_all: bool) -> None:
@@ -225,17 +221,12 @@ class Fitter:
             parts.extend(p.pieces())
         return parts
 
-    def exact_total(self, placed: list[Placed], whole: bool = False) -> tuple[int, list[Container]]:
-        """Tokens on the wire and the containers (messages) holding them. With `whole`, each
-        message is counted as one text (one tokenizer call, not cached) instead of from
-        cached piece counts: cheaper when the pieces were never counted."""
+    def exact_total(self, placed: list[Placed]) -> tuple[int, list[Container]]:
         containers = self.layout(placed)
         count_parts = self.counter.count_parts
-        raw_count = self.counter.tokenizer.count
         total = self.wire.fixed_overhead if containers else 0
         for c in containers:
-            parts = self.container_parts(c)
-            c.tokens = raw_count("".join(parts)) if whole else count_parts(parts)
+            c.tokens = count_parts(self.container_parts(c))
             total += self.wire.message_overhead + c.tokens
         if not self.wire.single:
             decls = self.declarations(placed) + self.extra_tools
@@ -315,14 +306,21 @@ class Fitter:
             open_roles.add(self._role_key(p))
         return used, fits_all
 
-    def _plain_texts(self, p: Placed, memo: Any, prefix: tuple, unscored: str | None) -> Iterator[tuple[int, str, str]]:
-        """(index, text, text + item separator) of a plain list section's items in the order
-        they are offered, each checked and rendered once, or recognised by the item memo."""
+    def _offer_plain(
+        self, p: Placed, used: int, open_roles: set[str], must: bool, memo: Any, prefix: tuple, unscored: str | None
+    ) -> tuple[int, bool]:
+        """`_offer_items` for items that are prompt text (not chat turns, not native tools):
+        the loop every render runs over its memory entries, kept tight."""
         cand = p.cand
         items = cand.items or ()
-        rendered, units = cand.rendered, cand.units
+        rendered, units, kept = cand.rendered, cand.units, p.kept
+        count = self.counter.count
+        budget = self.budget
+        open_cost = self._open_cost(p, open_roles)
         memo_key = None if memo is None else (memo.key if unscored is None else partial(memo.key_without, name=unscored))
         remember = memo is not None and cand.checked
+        offered = 0
+        fits_all = True
         for i in cand.order or ():
             key = None if memo_key is None else memo_key(prefix, items[i])
             hit = None if key is None else memo.get(key)
@@ -333,25 +331,6 @@ class Fitter:
                 unit = units[i]
                 if remember and key is not None:
                     memo.put(key, (text, unit))
-            yield i, text, unit
-
-    def _plain_memo(self, p: Placed) -> tuple[Any, tuple, str | None]:
-        spec = p.spec
-        memo = self.p.memo if spec.id in self.p.memo_sections else None
-        return memo, (self.p.bundle.id, p.cand.index, ""), self.p.memo_unscored.get(spec.id)
-
-    def _offer_plain(
-        self, p: Placed, used: int, open_roles: set[str], must: bool, memo: Any, prefix: tuple, unscored: str | None
-    ) -> tuple[int, bool]:
-        """`_offer_items` for items that are prompt text (not chat turns, not native tools):
-        the loop every render runs over its memory entries, kept tight."""
-        kept = p.kept
-        count = self.counter.count
-        budget = self.budget
-        open_cost = self._open_cost(p, open_roles)
-        offered = 0
-        fits_all = True
-        for i, text, unit in self._plain_texts(p, memo, prefix, unscored):
             offered += 1
             if not text:  # rendered blank (render_item strips)
                 continue
@@ -367,45 +346,6 @@ class Fitter:
             self.seq += len(kept)
             p.order_key = self.seq
         return used, fits_all
-
-    # -- everything at once -------------------------------------------------
-    def _fit_whole(self, cands: list[Candidate]) -> FitResult | None:
-        """Keep every section and item when the whole prompt fits, counted one message at a
-        time (one tokenizer call each) instead of piece by piece; None when it does not fit
-        (or clearly will not), and `fit` places the pieces one by one. Tried only for a
-        few list items on plain lists (`WHOLE_ITEMS`): a small prompt, the common case."""
-        placed = [Placed(c) for c in cands]
-        limit = self.budget * WHOLE_CHARS_PER_TOKEN
-        chars = 0
-        for p in placed:
-            if p.is_list:
-                kept = p.kept
-                for i, text, unit in self._plain_texts(p, *self._plain_memo(p)):
-                    p.offered += 1
-                    if text:
-                        kept.append(i)
-                        chars += len(unit)
-                _settle(p, True)
-            elif p.cand.body:
-                p.body, p.status = p.cand.body, "kept"
-                chars += len(p.cand.body)
-            else:
-                p.status, p.reason = "empty", "rendered empty"
-            if chars > limit:
-                return None
-        total, containers = self.exact_total(placed, whole=True)
-        if total > self.budget:
-            return None
-        return FitResult(placed, containers, total, self.budget, self)
-
-    def _may_fit_whole(self, cands: list[Candidate]) -> bool:
-        items = 0
-        for c in cands:
-            if c.items is not None:
-                if c.spec.kind == "history" or (c.spec.kind == "tools" and self.native):
-                    return False
-                items += len(c.items)
-        return items <= WHOLE_ITEMS
 
     def _history_start(self, p: Placed, align: bool = True) -> None:
         """Drop the oldest kept turns of a history until it starts on a multiple of `step`
@@ -437,10 +377,6 @@ class Fitter:
         return False
 
     def fit(self, cands: list[Candidate]) -> FitResult:
-        if self._may_fit_whole(cands):
-            whole = self._fit_whole(cands)
-            if whole is not None:
-                return whole
         placed = [Placed(c) for c in cands]
         never = [p for p in placed if p.spec.trim == "never"]
         rest = sorted((p for p in placed if p.spec.trim != "never"), key=lambda p: (-p.spec.priority, p.cand.index))

@@ -51,6 +51,7 @@ def item_only(source: str, item_name: str) -> bool:
 # such an item is valid exactly when each of its properties is.
 _PER_PROPERTY = frozenset({"type", "required", "properties", "additionalProperties", "title", "description", "$comment", "examples"})
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples"})
+_DICT_ATTRS = frozenset(dir(dict))
 
 
 def unread_field(source: str, item_name: str, name: str) -> bool:
@@ -66,6 +67,7 @@ def unread_field(source: str, item_name: str, name: str) -> bool:
     except Exception:
         return False
     through_fields = set()
+    called = {id(call.node) for call in tree.find_all(nodes.Call)}
     for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
         target = node.node
         if not (isinstance(target, nodes.Name) and target.name == item_name):
@@ -73,8 +75,8 @@ def unread_field(source: str, item_name: str, name: str) -> bool:
         field = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
         if isinstance(node, nodes.Getitem) and not isinstance(node.arg, nodes.Const):
             return False
-        if not isinstance(field, str) or field == name:
-            return False
+        if not isinstance(field, str) or field == name or id(node) in called or field in _DICT_ATTRS:
+            return False  # the score itself, or a method of the mapping (items(), get(...)) that can reach it
         through_fields.add(id(target))
     return all(id(n) in through_fields for n in tree.find_all(nodes.Name) if n.name == item_name)
 
