@@ -114,7 +114,7 @@ def test_a_text_edited_in_one_line_recounts_only_the_chunks_around_the_edit():
     counter = Counter(tok)
     rng = random.Random(7)
     words = "status note build test step file error retry".split()
-    lines = [f"  - id: step-{i}\n    status: {rng.choice(words)}\n    note: " + " ".join(rng.choice(words) for _ in range(12)) for i in range(40)]
+    lines = [f"  - id: step-{i}\n    status: {rng.choice(words)}\n    note: " + " ".join(rng.choices(words, k=12)) for i in range(40)]
     text = "goal: finish\nsubtasks:\n" + "\n".join(lines)
     assert counter.count(text) == tok.count(text)
     lines[20] = lines[20].replace("status:", "status: done,")

@@ -215,7 +215,8 @@ def test_a_score_with_its_own_constraints_is_checked_every_time(tmp_path):
 
 
 def test_a_template_that_shows_the_score_is_rendered_again(tmp_path):
-    role = ROLE.replace("template: \"- {{ fact.text }} {{ fact.flag | default('-') }}\"", "template: \"- {{ fact.text }} ({{ fact.score }})\"")
+    shown = "template: \"- {{ fact.text }} ({{ fact.score }})\""
+    role = ROLE.replace("template: \"- {{ fact.text }} {{ fact.flag | default('-') }}\"", shown)
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "notes.yaml").write_text(role)
     promptmill.compile(tmp_path)
