@@ -69,11 +69,14 @@ def unread_field(source: str, item_name: str, name: str) -> bool:
     through_fields = set()
     called = {id(call.node) for call in tree.find_all(nodes.Call)}
     for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
-        target = node.node
+        target = node.node  # type: ignore[attr-defined]  # both node kinds have it
         if not (isinstance(target, nodes.Name) and target.name == item_name):
             continue
-        field = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
-        if isinstance(node, nodes.Getitem) and not isinstance(node.arg, nodes.Const):
+        if isinstance(node, nodes.Getattr):
+            field = node.attr
+        elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const):
+            field = node.arg.value
+        else:
             return False
         if not isinstance(field, str) or field == name or id(node) in called or field in _DICT_ATTRS:
             return False  # the score itself, or a method of the mapping (items(), get(...)) that can reach it
