@@ -13,7 +13,6 @@ the first one after it) is counted again. Tokenizers without hard-join rules
 from __future__ import annotations
 
 from collections.abc import Sequence
-from zlib import crc32
 
 from .cache import Generations
 from .tokenizers import Tokenizer
@@ -27,8 +26,6 @@ MAX_DELTA_CHARS = 2_000_000
 MAX_DELTA_KEY_CHARS = 4_096
 MAX_JOIN_KEY_CHARS = 20_000  # count_parts remembers soft joins between pieces this long at most
 MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
-CHUNKED_CHARS = 1_024  # a text this long is counted by chunks (`Counter._chunks`)
-_CUT_EVERY = 10  # about one line break in this many ends a chunk
 
 
 class CountCache(Generations[str, int]):
@@ -76,7 +73,7 @@ class Counter:
         self.join_chars = 0  # characters of the pieces the keys of _joins hold
 
     def count(self, text: str) -> int:
-        """Token count of `text` (cached; a long text by its chunks, see `_chunks`)."""
+        """Token count of `text` (cached)."""
         value = self.cache._young.get(text)
         if value is not None:
             return value
@@ -84,47 +81,10 @@ class Counter:
             return 0
         value = self.cache._old.get(text)
         if value is None:
-            if len(text) >= CHUNKED_CHARS and self.tokenizer.has_hard_joins:
-                value = sum(map(self._count_piece, self._chunks(text)))
-            else:
-                value = self._raw_count(text)
-                self.encoded_chars += len(text)
-        self.cache.put(text, value)
-        return value
-
-    def _count_piece(self, text: str) -> int:
-        """`count` without chunking (a chunk is never split again)."""
-        value = self.cache.get(text)
-        if value is None:
             value = self._raw_count(text)
             self.encoded_chars += len(text)
-            self.cache.put(text, value)
+        self.cache.put(text, value)
         return value
-
-    def _chunks(self, text: str) -> list[str]:
-        """`text` cut at some of its hard joins next to a line break, so that counts add up.
-
-        Where to cut depends only on the line before the break (its CRC-32), never on
-        where the previous cut fell: a text edited in a few lines (an agent's task state
-        from one turn to the next) is cut the same way elsewhere, and its unchanged
-        chunks are counted from the cache. About one line break in `_CUT_EVERY` cuts."""
-        hard = self._hard
-        cuts = [0]
-        line_start = 0
-        end = len(text) - 1
-        at = text.find("\n", 1)
-        while 0 < at < end:
-            if crc32(text[line_start:at].encode("utf-8", "surrogatepass")) % _CUT_EVERY == 0:
-                if hard(text[at - 1], "\n"):
-                    cuts.append(at)
-                elif hard("\n", text[at + 1]):
-                    cuts.append(at + 1)
-            line_start = at + 1
-            at = text.find("\n", line_start)
-        if len(cuts) == 1:
-            return [text]
-        cuts.append(len(text))
-        return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
     def _last_hard(self, text: str, floor: int) -> int:
         """Largest internal hard boundary of `text` at or after `floor` (else `floor`)."""

@@ -13,7 +13,7 @@ contract. `report()` explains what was kept and trimmed, and why.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -42,6 +42,20 @@ class RenderedSection:
     origin: str | None = None
     _count: Any = field(default=None, repr=False, compare=False)  # counts `text` on demand
 
+    @classmethod
+    def made(cls, fixed: Mapping[str, Any], **fields: Any) -> RenderedSection:
+        """A report from the section's fixed fields and this render's: the same object the
+        constructor makes (every field set, defaults included), without its per-field
+        `object.__setattr__` calls (the summary makes one per section on every render)."""
+        obj = cls.__new__(cls)
+        values = dict(_SECTION_DEFAULTS)
+        values.update(fixed)
+        values.update(fields)
+        if len(values) != len(_SECTION_FIELDS):
+            raise TypeError(f"RenderedSection.made: missing {sorted(_SECTION_FIELDS.difference(values))}")
+        obj.__dict__.update(values)
+        return obj
+
     @cached_property
     def tokens(self) -> int:
         """Tokens of `text` on its own (the prompt total also counts joins and overhead)."""
@@ -59,6 +73,10 @@ class RenderedSection:
     @property
     def stable(self) -> bool:
         return self.stability == "stable"
+
+
+_SECTION_FIELDS = frozenset(f.name for f in fields(RenderedSection))
+_SECTION_DEFAULTS = {f.name: f.default for f in fields(RenderedSection) if f.default is not MISSING}
 
 
 @dataclass(frozen=True)

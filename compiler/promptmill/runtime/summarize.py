@@ -18,29 +18,36 @@ def _origin(spec: Section) -> str | None:
     return str(spec.origin) if spec.origin is not None else None
 
 
+_STATIC: dict[int, tuple[Section, dict[str, Any]]] = {}  # id(spec) -> (spec, the fields that never change)
+
+
+def _static(spec: Section) -> dict[str, Any]:
+    """A section's report fields that do not depend on the render (made once per section)."""
+    found = _STATIC.get(id(spec))
+    if found is None or found[0] is not spec:
+        if len(_STATIC) > 10_000:
+            _STATIC.clear()
+        fields = {"id": spec.id, "kind": spec.kind, "message": spec.message, "stability": spec.stability,
+                  "priority": spec.priority, "trim": spec.trim, "fragment": spec.fragment, "origin": _origin(spec)}
+        found = _STATIC[id(spec)] = (spec, fields)
+    return found[1]
+
+
 def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "", text: str = "") -> RenderedSection:
-    spec = p.spec
-    items_total = len(p.cand.items) if p.cand.items is not None else None
-    kept = tuple(sorted(p.kept)) if items_total is not None else ()
-    kept_set = set(kept)
-    dropped = tuple(i for i in range(items_total) if i not in kept_set) if items_total is not None else ()
-    return RenderedSection(
-        id=spec.id,
-        kind=spec.kind,
-        status=p.status,
-        reason=p.reason,
-        text=text,
-        message=spec.message,
-        stability=spec.stability,
-        priority=spec.priority,
-        trim=spec.trim,
-        items_total=items_total,
-        items_kept=kept,
-        items_dropped=dropped,
-        items_counted=p.offered,
-        fragment=spec.fragment,
-        origin=_origin(spec),
-        _count=(lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces())),
+    items = p.cand.items
+    items_total: int | None = None
+    kept: tuple[int, ...] = ()
+    dropped: tuple[int, ...] = ()
+    if items is not None:
+        items_total = len(items)
+        kept = tuple(sorted(p.kept))
+        if len(kept) != items_total:
+            kept_set = set(kept)
+            dropped = tuple(i for i in range(items_total) if i not in kept_set)
+    count = (lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces()))
+    return RenderedSection.made(
+        _static(p.spec), status=p.status, reason=p.reason, text=text, items_total=items_total,
+        items_kept=kept, items_dropped=dropped, items_counted=p.offered, _count=count,
     )
 
 
