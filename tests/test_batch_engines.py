@@ -7,6 +7,8 @@ started once for this module. Parquet input through pyarrow.
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import pytest
 
@@ -106,6 +108,8 @@ def spark():
     pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession
 
+    # the workers run this interpreter (the environment under test), not `python3` from PATH
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (SparkSession.builder.master("local[2]").appName("promptmill-test")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
