@@ -1,9 +1,13 @@
 """promptmill against peer libraries on the same executor workload, in one run.
 
-Install the peers in a SEPARATE virtualenv (they are not promptmill dependencies;
-prompt-poet pins tiktoken==0.7.0, so that venv gets the old tiktoken):
+Install the peers in a SEPARATE virtualenv (they are not promptmill dependencies).
+prompt-poet pins tiktoken==0.7.0, older than promptmill allows (0.13 fixed its
+quadratic counting), so the install overrides that pin (bench/peers-overrides.txt)
+and every library counts with the same tiktoken:
 
-    python3 -m venv .peers-venv && .peers-venv/bin/pip install -e . prompt-poet priomptipy poml langchain-core banks
+    python3 -m venv .peers-venv && .peers-venv/bin/pip install uv
+    .peers-venv/bin/python -m uv pip install --python .peers-venv/bin/python \
+        --override bench/peers-overrides.txt -e . prompt-poet priomptipy poml langchain-core banks
 
 Run from the repository root:
 
