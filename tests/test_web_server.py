@@ -237,3 +237,33 @@ def test_a_folder_inside_the_project_previews_the_project(starter_project, previ
     project = json.loads(request(server, "/api/project")[2])
     assert project["project"] == "demo" and project["roles"] == ["helpdesk"]
     assert project["examples"] == ["examples/helpdesk.state.yaml"]
+
+
+def test_cli_open_hands_the_url_to_the_browser(starter_project, tmp_path):
+    """`--open` starts the user's browser (`$BROWSER`, as Python's webbrowser reads it) on
+    the preview's URL: here a script that writes down the URL it was given."""
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > "{seen}"\n')
+    browser.chmod(0o755)
+    exe = Path(sys.executable).with_name("promptmill")
+    proc = subprocess.Popen([str(exe), "preview", "helpdesk", "--port", "0", "--open"],
+                            cwd=starter_project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "NO_COLOR": "1", "BROWSER": str(browser)})
+    try:
+        first = proc.stdout.readline()
+        url = first.rsplit(" ", 1)[1].strip()
+        deadline = time.monotonic() + 20
+        while not (seen.exists() and seen.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert seen.read_text() == url
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/")
+        page = conn.getresponse()
+        assert page.status == 200 and b"promptmill" in page.read()
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in err, err
