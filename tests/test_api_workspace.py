@@ -220,3 +220,13 @@ def test_editing_promptmill_yaml_recompiles_every_role(project):
     assert set(ws.recompiled) == set(runtime.roles)
     assert runtime.render("polite").tokenizer == "cl100k_base"
     assert_same_as_scratch(ws, project)
+
+
+def test_source_paths_are_what_a_watcher_needs(project):
+    ws = Workspace(project)
+    assert ws.source_paths() == [Path(project)]  # no project found yet
+    ws.refresh()
+    paths = ws.source_paths()
+    assert project / "promptmill.yaml" in paths
+    assert any(p.resolve() == (project / "prompts").resolve() for p in paths)
+    assert not any("library" in p.parts and "promptmill" in p.parts for p in paths)  # the shipped library never changes

@@ -51,13 +51,7 @@ class LivePreview:
 
     def watch_paths(self) -> list[Path]:
         """What to watch: the project's template folders, promptmill.yaml, the state file."""
-        project = self.workspace.project
-        paths: list[Path] = []
-        if project is not None:
-            paths += [layer.root for layer in project.layers if layer.name != "library"]
-            paths.append(project.root / "promptmill.yaml")
-        else:
-            paths.append(self.workspace.path)
+        paths = self.workspace.source_paths()
         if self.state_file is not None:
             paths.append(self.state_file)
         return paths

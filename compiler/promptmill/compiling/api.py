@@ -520,6 +520,15 @@ class Workspace:
         self.recompiled: tuple[str, ...] = ()
         self.project: Project | None = None
 
+    def source_paths(self) -> list[Path]:
+        """What an edit to the templates touches, for a watcher: the project's own template
+        folders (the shipped library aside) and promptmill.yaml; before a refresh found a
+        project, the workspace folder itself."""
+        project = self.project
+        if project is None:
+            return [self.path]
+        return [*(layer.root for layer in project.layers if layer.name != "library"), project.root / "promptmill.yaml"]
+
     def refresh(self) -> tuple[Runtime | None, list[Diagnostic]]:
         """Recompile in memory: (Runtime, diagnostics), or (None, diagnostics) when there are errors.
 

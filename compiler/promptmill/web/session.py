@@ -202,13 +202,7 @@ class Session:
 
     def watch_paths(self) -> list[Path]:
         """The template folders, promptmill.yaml, the example states and the `--state` file."""
-        project = self.workspace.project
-        paths: list[Path] = []
-        if project is not None:
-            paths += [layer.root for layer in project.layers if layer.name != "library"]
-            paths.append(project.root / "promptmill.yaml")
-        else:
-            paths.append(self.root)
+        paths = self.workspace.source_paths()
         paths += [self.root / p for p in self.examples()]
         if self.state_file is not None:
             paths.append(self.state_file)
