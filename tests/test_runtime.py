@@ -264,3 +264,13 @@ def test_asking_for_an_abstract_role_says_it_is_abstract(tmp_path):
     with pytest.raises(BuildError) as bad:
         promptmill.load(tmp_path / "build")
     assert "abstract: expected a list of role ids" in str(bad.value)
+
+
+def test_a_section_report_is_made_with_every_field_or_not_at_all():
+    from promptmill.runtime.request import RenderedSection
+
+    fixed = {"id": "s", "kind": "static", "message": "system", "stability": "stable", "priority": 0, "trim": "never"}
+    made = RenderedSection.made(fixed, status="kept", reason="", text="x")
+    assert made == RenderedSection(**fixed, status="kept", reason="", text="x")
+    with pytest.raises(TypeError, match=r"missing \['status'\]"):
+        RenderedSection.made(fixed, reason="", text="x")

@@ -17,6 +17,7 @@ import json
 import types
 import typing
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cached_property
 from typing import Any
 
 from ..core.errors import BuildError
@@ -110,6 +111,13 @@ class Section:
     fragment: str | None = None
     context: dict | None = None  # observability: position, layer, rule of injected context
     origin: Origin | None = None
+
+    @cached_property
+    def report_fields(self) -> dict[str, Any]:
+        """The fields every render's report of this section copies (`RenderedSection.made`)."""
+        return {"id": self.id, "kind": self.kind, "message": self.message, "stability": self.stability,
+                "priority": self.priority, "trim": self.trim, "fragment": self.fragment,
+                "origin": str(self.origin) if self.origin is not None else None}
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ class FitResult:
     containers: list[Container]
     tokens: int
     budget: int
-    fitter: Fitter | None = None  # the fitter that placed them (its layout rules, for the summary)
+    fitter: Fitter  # the fitter that placed them (its layout rules, for the summary)
 
 
 def turn_content(turn: Any, section: str, index: int, path: tuple) -> tuple[str, str]:
@@ -245,48 +245,48 @@ class Fitter:
         return title + self.wire.message_overhead
 
     def _item_cost(self, p: Placed, i: int, text: str) -> int:
+        """What a chat turn or a native tool adds (plain items: `_offer_plain`)."""
         if self._native(p):
             return tooldecl.item_cost(self.counter, self.wire.name, text)
-        if self._chat_turns(p):
-            return self.counter.count(p.cand.rendered[i]) + self.wire.message_overhead
-        return self.counter.count(p.cand.units[i])
+        return self.counter.count(p.cand.rendered[i]) + self.wire.message_overhead
 
     # -- filling ------------------------------------------------------------
     def _offer_items(self, p: Placed, used: int, open_roles: set[str], must: bool) -> tuple[int, bool]:
-        cand = p.cand
         spec = p.spec
-        fits_all = True
         chat_turns = self._chat_turns(p)
         native = self._native(p)
-        memo = self.p.memo if not chat_turns and spec.id in self.p.memo_sections else None
-        prefix = (self.p.bundle.id, cand.index, self.wire.name if native else "")
-        unscored = self.p.memo_unscored.get(spec.id)
-        items = cand.items or ()
         if not chat_turns and not native:
-            used, fits_all = self._offer_plain(p, used, open_roles, must, memo, prefix, unscored)
-        for i in () if not chat_turns and not native else cand.order or ():
-            if memo is None:
-                key = None
-            elif unscored is None:
-                key = memo.key(prefix, items[i])
-            else:
-                key = memo.key_without(prefix, items[i], unscored)
+            used, fits_all = self._offer_plain(p, used, open_roles, must)
+        else:
+            used, fits_all = self._offer_turns_or_tools(p, used, open_roles, must, chat_turns)
+        if spec.kind == "history" and p.kept and (not fits_all or (self.wire.user_first and min(p.kept) > 0)):
+            self._history_start(p, align=not fits_all)  # trimmed, or blank turns skipped at the start
+        _settle(p, fits_all)
+        if p.kept:
+            open_roles.add(self._role_key(p))
+        return used, fits_all
+
+    def _offer_turns_or_tools(self, p: Placed, used: int, open_roles: set[str], must: bool, chat_turns: bool) -> tuple[int, bool]:
+        """`_offer_items` for history turns sent as chat messages and for native tools
+        (memoised per provider; chat turns are not memoised)."""
+        cand = p.cand
+        spec = p.spec
+        memo = None if chat_turns or spec.id not in self.p.memo_sections else self.p.memo
+        prefix = (self.p.bundle.id, cand.index, self.wire.name)
+        items = cand.items or ()
+        fits_all = True
+        for i in cand.order or ():
+            key = memo.key(prefix, items[i]) if memo is not None else None
             hit = memo.get(key) if key is not None else None  # type: ignore[union-attr]
-            if hit is not None:  # this exact item was checked and rendered before
+            if hit is not None:  # this exact tool was checked and declared before
                 text = hit[0]
-                if not native:
-                    cand.rendered[i], cand.units[i] = hit
             elif chat_turns:
                 _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
                 cand.rendered[i] = cand.units[i] = text
-            elif native:
+            else:
                 text = tooldecl.counted_text(self.wire.name, tooldecl.normalize(check_item(self.p, cand, i)))
                 if key is not None and cand.checked:
                     memo.put(key, (text, None))  # type: ignore[union-attr]
-            else:
-                text = render_item(self.p, cand, i, self.ctx)
-                if key is not None and cand.checked:
-                    memo.put(key, (text, cand.units[i]))  # type: ignore[union-attr]
             p.offered += 1
             if not text.strip():
                 continue
@@ -299,19 +299,15 @@ class Fitter:
                 continue
             fits_all = False
             break
-        if spec.kind == "history" and p.kept and (not fits_all or (self.wire.user_first and min(p.kept) > 0)):
-            self._history_start(p, align=not fits_all)  # trimmed, or blank turns skipped at the start
-        _settle(p, fits_all)
-        if p.kept:
-            open_roles.add(self._role_key(p))
         return used, fits_all
 
-    def _offer_plain(
-        self, p: Placed, used: int, open_roles: set[str], must: bool, memo: Any, prefix: tuple, unscored: str | None
-    ) -> tuple[int, bool]:
+    def _offer_plain(self, p: Placed, used: int, open_roles: set[str], must: bool) -> tuple[int, bool]:
         """`_offer_items` for items that are prompt text (not chat turns, not native tools):
         the loop every render runs over its memory entries, kept tight."""
         cand = p.cand
+        memo = self.p.memo if p.spec.id in self.p.memo_sections else None
+        prefix = (self.p.bundle.id, cand.index, "")
+        unscored = self.p.memo_unscored.get(p.spec.id)
         items = cand.items or ()
         rendered, units, kept = cand.rendered, cand.units, p.kept
         count = self.counter.count
@@ -323,14 +319,14 @@ class Fitter:
         fits_all = True
         for i in cand.order or ():
             key = None if memo_key is None else memo_key(prefix, items[i])
-            hit = None if key is None else memo.get(key)
+            hit = None if key is None else memo.get(key)  # type: ignore[union-attr]  # a key needs a memo
             if hit is not None:  # this exact item was checked and rendered before
                 text, unit = rendered[i], units[i] = hit
             else:
                 text = render_item(self.p, cand, i, self.ctx)
                 unit = units[i]
                 if remember and key is not None:
-                    memo.put(key, (text, unit))
+                    memo.put(key, (text, unit))  # type: ignore[union-attr]
             offered += 1
             if not text:  # rendered blank (render_item strips)
                 continue

@@ -9,28 +9,9 @@ from . import tooldecl
 from .bundle import RoleBundle, Section
 from .counting import Counter
 from .fill import PreparedRole
-from .fit import FitResult, Fitter, Placed
+from .fit import FitResult, Placed
 from .request import Message, PromptRequest, RenderedSection
 from .wire import Wire
-
-
-def _origin(spec: Section) -> str | None:
-    return str(spec.origin) if spec.origin is not None else None
-
-
-_STATIC: dict[int, tuple[Section, dict[str, Any]]] = {}  # id(spec) -> (spec, the fields that never change)
-
-
-def _static(spec: Section) -> dict[str, Any]:
-    """A section's report fields that do not depend on the render (made once per section)."""
-    found = _STATIC.get(id(spec))
-    if found is None or found[0] is not spec:
-        if len(_STATIC) > 10_000:
-            _STATIC.clear()
-        fields = {"id": spec.id, "kind": spec.kind, "message": spec.message, "stability": spec.stability,
-                  "priority": spec.priority, "trim": spec.trim, "fragment": spec.fragment, "origin": _origin(spec)}
-        found = _STATIC[id(spec)] = (spec, fields)
-    return found[1]
 
 
 def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "", text: str = "") -> RenderedSection:
@@ -46,7 +27,7 @@ def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "", 
             dropped = tuple(i for i in range(items_total) if i not in kept_set)
     count = (lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces()))
     return RenderedSection.made(
-        _static(p.spec), status=p.status, reason=p.reason, text=text, items_total=items_total,
+        p.spec.report_fields, status=p.status, reason=p.reason, text=text, items_total=items_total,
         items_kept=kept, items_dropped=dropped, items_counted=p.offered, _count=count,
     )
 
@@ -60,11 +41,7 @@ def _native_tokens(p: Placed, counter: Counter, wire: str) -> int:
 def _skipped(spec: Section) -> RenderedSection:
     yields = (spec.context or {}).get("yields_to")
     reason = "its `when` condition is false" + (f", or {', '.join(yields)} placed the fragment first" if yields else "")
-    return RenderedSection(
-        id=spec.id, kind=spec.kind, status="skipped", reason=reason, text="",
-        message=spec.message, stability=spec.stability, priority=spec.priority, trim=spec.trim,
-        fragment=spec.fragment, origin=_origin(spec),
-    )
+    return RenderedSection.made(spec.report_fields, status="skipped", reason=reason, text="")
 
 
 def summarize(
@@ -79,7 +56,7 @@ def summarize(
 ) -> PromptRequest:
     bundle = prepared.bundle
     counter = prepared.counter
-    fitter = result.fitter or Fitter(prepared, wire, limit, {})
+    fitter = result.fitter
     by_id = {p.spec.id: p for p in result.placed}
     skipped_ids = {s.id for s in skipped}
     texts: dict[int, str] = {}  # id(placed) -> its text, joined once for its section and its message
