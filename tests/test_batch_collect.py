@@ -83,3 +83,11 @@ def test_cli_collect_prints_counts_and_exits_1_on_failures(build, tmp_path):
     assert result.exit_code == 1 and "4 failures (3 without a result)" in result.output
     result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(tmp_path / "nowhere")])
     assert result.exit_code == 1 and "error[PM011]" in result.output and "Traceback" not in result.output
+
+
+def test_an_anthropic_result_without_an_error_says_what_happened(build, tmp_path):
+    batch = _batch(build, tmp_path, "anthropic")
+    path = write_jsonl(tmp_path / "results.jsonl", [{"custom_id": "case-0", "result": {"type": "expired"}}])
+    collect(path, batch)
+    failure = next(f for f in _read(batch / "failures.jsonl") if f["custom_id"] == "case-0")
+    assert failure["code"] == "PM873" and failure["reason"].endswith("the request expired")

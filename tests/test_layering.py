@@ -43,7 +43,7 @@ ALLOWED: dict[str, set[str]] = {
     "": {"core", "runtime", "compiling"},  # promptmill/__init__.py: the public surface
 }
 # single modules a stage may use from a higher one: the web preview reuses the watcher
-EXCEPTIONS = {"web": {"promptmill.cli.watch", "promptmill.cli.livepreview"}}
+EXCEPTIONS = {"web": {"promptmill.cli.watch"}}
 STAGES = set(ALLOWED)
 
 

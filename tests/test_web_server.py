@@ -267,3 +267,19 @@ def test_cli_open_hands_the_url_to_the_browser(starter_project, tmp_path):
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0 and "Traceback" not in err, err
+
+
+def test_a_body_over_the_limit_is_refused_unread(server):
+    from promptmill.web.app import MAX_BODY
+
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.putrequest("POST", "/api/render", skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", f"127.0.0.1:{server.port}")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Content-Length", str(MAX_BODY + 1))
+        conn.endheaders()
+        resp = conn.getresponse()
+        assert resp.status == 413 and str(MAX_BODY) in resp.read().decode()
+    finally:
+        conn.close()

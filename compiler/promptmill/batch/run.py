@@ -116,7 +116,7 @@ def run_batch(
         "role": role,
         "provider": renderer.provider,
         "model": renderer.model,
-        "build": os.path.abspath(renderer.build) if renderer.build else None,
+        "build": renderer.build,  # absolute already (BatchRenderer)
         "input": str(input),
         "id_column": id_column,
         "state_column": state_column,

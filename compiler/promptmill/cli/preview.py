@@ -18,19 +18,13 @@ from typing import Any
 
 from ..core.showtext import visible
 from ..runtime.bundle import RoleBundle, plain
-from ..runtime.explain import budget_sum, items_note
+from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.request import PromptRequest, RenderedSection
 
 BAR = 24
 RENDER_FORMAT = "promptmill-render"
 RENDER_FORMAT_VERSION = 1
 _COLORS = {"kept": "32", "trimmed": "33", "truncated": "33", "dropped": "31", "empty": "90", "skipped": "90"}
-
-
-def _visible(line: str) -> str:
-    """Control, bidi, zero-width and tag characters as escapes (see `promptmill.core.showtext`), so
-    text from the state cannot move the cursor, hide itself or reorder a line of the preview."""
-    return visible(line)
 
 
 def _c(text: str, code: str, color: bool) -> str:
@@ -77,17 +71,15 @@ def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -
         note = items_note(s)
         if note:
             out.append(f"    {note}")
-        if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped"):
-            out.append(f"    {s.reason}")
-        if s.status == "dropped":
-            dropped.append(f"{s.id} (whole section)")
-        elif s.status == "truncated":
-            dropped.append(f"{s.id} (truncated)")
-        elif note:
-            dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
+        reason = shown_reason(s)
+        if reason:
+            out.append(f"    {reason}")
+        entry = dropped_entry(s)
+        if entry:
+            dropped.append(entry)
         if show_text and s.present:
             for text_line in _shown_lines(req, s):
-                out.append(_c("    │ ", "90", color) + _visible(text_line))
+                out.append(_c("    │ ", "90", color) + visible(text_line))  # state text cannot move the cursor or reorder the line
     out.append("")
     out.append("dropped: " + ("; ".join(dropped) if dropped else "nothing"))
     if req.events:

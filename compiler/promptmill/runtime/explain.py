@@ -30,6 +30,23 @@ def items_note(s: RenderedSection) -> str | None:
     return note + (f" ({uncounted} never rendered)" if uncounted > 0 else "")
 
 
+def shown_reason(s: RenderedSection) -> str | None:
+    """Why a section is not simply kept, where the previews show it (a list that kept some
+    items says so in its `items_note` instead), or None."""
+    return s.reason if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped") else None
+
+
+def dropped_entry(s: RenderedSection) -> str | None:
+    """The previews' "dropped:" entry for a section: whole, truncated, or some of its items; or None."""
+    if s.status == "dropped":
+        return f"{s.id} (whole section)"
+    if s.status == "truncated":
+        return f"{s.id} (truncated)"
+    if s.items_total is not None and s.items_dropped:
+        return f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)"
+    return None
+
+
 def report(req: PromptRequest) -> str:
     """A human-readable account of a render: each section with its tokens and share of the budget,
     what was trimmed and why, and the total against the budget (`req.report()`)."""

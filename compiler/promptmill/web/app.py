@@ -349,10 +349,7 @@ def serve(project: str | os.PathLike[str] = ".", *, role: str | None = None,
     except KeyboardInterrupt:
         write("stopped")
     finally:
-        server.closing.set()
-        if server.watcher is not None:
-            server.watcher.stop()
-        server.server_close()
+        server.close()
 
 
 __all__ = ["DEFAULT_PORT", "PreviewServer", "make_server", "serve"]

@@ -31,11 +31,11 @@ from ..compiling.api import Workspace
 from ..core.diagnostics import Diagnostic
 from ..core.errors import PromptmillError
 from ..runtime.engine import Runtime
-from ..runtime.explain import budget_sum, items_note
+from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.request import PromptRequest
+from ..runtime.wire import PROVIDERS
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state, read_state_stream
 
-PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
 STATE_SUFFIXES = (".state.yaml", ".state.yml", ".state.json")
 _SKIP_DIRS = {"node_modules", "__pycache__", "site-packages"}
@@ -89,7 +89,7 @@ def view(req: PromptRequest) -> dict[str, Any]:
     dropped = []
     for s in req.sections:
         note = items_note(s)
-        reason = s.reason if s.reason and s.status != "kept" and (s.items_total is None or s.status == "dropped") else None
+        reason = shown_reason(s)
         sections.append({
             "id": s.id,
             "status": s.status,
@@ -105,12 +105,9 @@ def view(req: PromptRequest) -> dict[str, Any]:
             "cached": s.id in cached,
             "breakpoint": s.id == breakpoint_after,
         })
-        if s.status == "dropped":
-            dropped.append(f"{s.id} (whole section)")
-        elif s.status == "truncated":
-            dropped.append(f"{s.id} (truncated)")
-        elif note:
-            dropped.append(f"{s.id} ({len(s.items_dropped)} of {s.items_total} items)")
+        entry = dropped_entry(s)
+        if entry:
+            dropped.append(entry)
     exact = "exact" if req.exact else "estimate"
     share = _share(req.tokens, req.budget)
     return {
