@@ -274,3 +274,11 @@ def test_bundles_with_and_without_parents_match_the_published_bundle_schema(tmp_
     for role in ("task", "other"):
         data = json.loads((build / manifest["roles"][role]["file"]).read_text())
         assert list(Draft202012Validator(schema).iter_errors(data)) == [], role
+
+
+def test_inputs_read_only_by_the_parent_conditions_are_used(tmp_path: Path):
+    """`mode` and `category` reach no section of `task`: the conditions that choose its parent
+    read them, so lint does not call them unused (PM404)."""
+    _parents_project(tmp_path)
+    diags = promptmill.lint(tmp_path).diagnostics
+    assert not [d for d in diags if d.code == "PM404"], [d.format() for d in diags]

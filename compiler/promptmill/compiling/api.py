@@ -227,7 +227,6 @@ def _with_parent_choice(
     a diagnostic of any candidate chain fails the role, each reported once."""
     from ..compose.extends import candidate_roles
     from ..lints.condlint import check_condition
-    from ..runtime import conditions
     from ..runtime.bundle import ParentChoice, SourceRef
 
     found = list(diags)
@@ -247,16 +246,7 @@ def _with_parent_choice(
         found.extend(cdiags)
         if cbundle is not None:
             choices.append(ParentChoice(parent, when, cbundle))
-    # an input the parent conditions read is used (PM404 is about the role's own uses)
-    read = {
-        leaf["path"].split(".")[1]
-        for _, when, _ in candidate_roles(role)
-        for _, leaf in conditions.leaves(when)
-        if leaf["path"].startswith("state.")
-    }
-    found = [
-        d for d in dict.fromkeys(found) if not (d.code == "PM404" and any(d.message.startswith(f"input '{n}' ") for n in read))
-    ]
+    found = list(dict.fromkeys(found))  # a candidate chain repeats the role's own diagnostics
     if bundle is None or any(d.severity == "error" for d in found):
         return None, found
     refs = {(s.file, s.sha256) for b in (bundle, *(c.bundle for c in choices)) for s in b.sources}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -418,6 +419,11 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     diags.extend(cache_lint(sections, role.pos("id")))
     if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
         diags.extend(static_over_budget(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role.pos("id")))
+    for choice in role.get("extends_when") or ():  # the conditions that choose the parent read the state too
+        if isinstance(choice, Mapping):
+            ctx.used_inputs.update(
+                leaf["path"].split(".")[1] for _, leaf in conditions.leaves(choice.get("when")) if leaf["path"].startswith("state.")
+            )
     if not role.abstract:
         ctx.diags.extend(unused_inputs(composed, ctx.declared, ctx.used_inputs))
     if not counter.tokenizer.exact:

@@ -106,11 +106,12 @@ CALL_DEFAULTS = {
     "required_mark": " [required]",
 }
 # the names each wording may use; other braces are literal text
+_PLACEHOLDER_NAMES = ("tool", "name", "description", "type", "text", "type_label", "required")
 CALL_NAMES = {
     "lead": ("tool",),
     "call": ("tool", "arguments"),
-    "placeholder": ("tool", "name", "description", "type", "text", "type_label", "required"),
-    "placeholder_bare": ("tool", "name", "description", "type", "text", "type_label", "required"),
+    "placeholder": _PLACEHOLDER_NAMES,
+    "placeholder_bare": _PLACEHOLDER_NAMES,
     "required_mark": (),
 }
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -296,7 +297,7 @@ def compile_contract(contract: OutputContract) -> tuple[Contract, list[Diagnosti
                 "PM707",
                 f"output contract '{contract.id}': {problem}",
                 hint="names are {tool}, {arguments} (call), and in placeholders "
-                "{name}, {description}, {type}, {text}, {type_label}, {required}",
+                + ", ".join("{" + n + "}" for n in _PLACEHOLDER_NAMES if n != "tool"),
             )
         )
     if "schema" in contract.data and contract.fields and isinstance(schema, dict):

@@ -113,7 +113,7 @@ CODES: dict[str, Code] = {
         "a dynamic section placed in the system message comes before stable content of other messages",
     ),
     "PM612": Code("too-many-sections", "error", "a role has more sections than the limit (1,000), in its file or after composition"),
-    "PM613": Code("slow-regex", "warning", "a condition's regex nests repeats and can take exponential time on crafted state"),
+    "PM613": Code("slow-regex", "warning", "a condition's regex can backtrack for long on crafted state (nested or overlapping repeats)"),
     # output contracts and tools
     "PM701": Code("invalid-json-schema", "error", "an embedded JSON Schema (inputs, reply schema, tool parameters) is not valid"),
     "PM702": Code("output-not-rendered", "warning", "the role has an output contract whose instructions no section renders"),

@@ -44,8 +44,7 @@ def json_type(value: Any) -> str:
 
 def phrase(value: Any) -> str:
     """'a mapping', 'a list', 'a boolean'... for a value, as template diagnostics name it."""
-    kind = json_type(value)
-    return PHRASES.get(kind, kind)
+    return phrase_of(json_type(value))
 
 
 def phrase_of(kind: str) -> str:

@@ -198,7 +198,7 @@ def _build_overlap(project: Project, *, from_config: bool) -> list[Diagnostic]:
     and garbage-collects its `roles/` folder, which there is the templates' own."""
     build = project.build_dir.resolve()
     for layer in project.layers:
-        if layer.name not in ("project",) and not layer.name.startswith("search:"):
+        if layer.name != "project" and not layer.name.startswith("search:"):
             continue
         folder = layer.root.resolve()
         if folder == build or folder.is_relative_to(build):
