@@ -98,3 +98,15 @@ def test_a_malformed_field_name_is_pm015_at_its_position(field):
     with pytest.raises(PortError) as info:
         port_format(f"Line one\nsay {field} now", "r")
     assert info.value.code == "PM015" and "<template>:2:5" in str(info.value)
+
+
+@pytest.mark.parametrize("role_id", ["1-intro", "agents/planner", "a.b_c-d"])
+def test_any_id_the_role_schema_takes_is_taken(role_id):
+    assert f"id: {role_id}" in port_format("hi {x}", role_id)
+
+
+@pytest.mark.parametrize("role_id", ["a/", "_x", "a//b", "-a", "", "x" * 201])
+def test_an_id_the_role_schema_refuses_is_pm010(role_id):
+    with pytest.raises(promptmill.PromptmillError) as err:
+        port_format("hi {x}", role_id)
+    assert err.value.code == "PM010"

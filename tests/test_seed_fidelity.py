@@ -115,7 +115,7 @@ def test_own_after_context_comes_before_injected_after_context(tmp_path: Path):
     (tmp_path / "promptmill.yaml").write_text(
         "inject:\n  - {id: hook-before, fragment: hb, position: before}\n  - {id: hook-after, fragment: ha, position: after}\n"
     )
-    for fid in ("hb", "ha", "ob", "oa"):
+    for fid in ("ob", "oa"):
         (tmp_path / "prompts" / f"{fid}.yaml").write_text(f"kind: fragment\nid: {fid}\ntext: {fid.upper()}\n")
     (tmp_path / "prompts" / "r.yaml").write_text(
         "kind: role\nid: r\ncontext: {before: [{id: ob, wrap: false}], after: [{id: oa, wrap: false}]}\n"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import PromptmillError
+from ..source.schemacheck import load_schema
 from ..runtime.jinja.yamlemit import to_yaml
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -164,7 +165,8 @@ def _literal(chunk: str) -> str:
 
 def port_format(text: str, role_id: str, *, where: str = "<template>") -> str:
     """The YAML of a role rendering what `text.format(**state)` gives (see the module doc)."""
-    if not _NAME.match(role_id.replace("-", "_").replace("/", "_").replace(".", "_")):
+    rule = load_schema("role")["properties"]["id"]  # the one rule for role ids: the role schema's
+    if not (re.fullmatch(rule["pattern"], role_id) and len(role_id) <= rule["maxLength"]):
         raise PromptmillError(f"'{role_id}' is not a role id", code="PM010", hint="use letters, digits, '-', '_', '.' and '/'")
     if "endraw" in text:
         line, col = _position(text, text.index("endraw"))

@@ -198,6 +198,9 @@ def whole_clusters(text: str, cut: str, keep: str) -> str:
     at = len(cut) if keep == "head" else len(text) - len(cut)
     if at <= 0 or at >= len(text):
         return cut
+    pair = text[at - 1 : at + 1]
+    if pair.isascii() and pair != "\r\n":
+        return cut  # UAX #29 breaks between any two ASCII characters but CR LF: no need to read clusters
     for match in _CLUSTER.finditer(text, _window_start(text, at)):
         if match.end() < at:
             continue

@@ -41,7 +41,7 @@ from jinja2.utils import missing, pass_context
 from markupsafe import Markup
 
 from ...core.errors import RenderError
-from ...core.suggest import nearest
+from ...core.suggest import suggest
 from . import guard
 from .filters import guarded, promptmill_filters, safe_join
 
@@ -108,9 +108,9 @@ class _Undefined(StrictUndefined):
             if keys:
                 shown = ", ".join(_short(k) for k in keys[:10])
                 text += f" (its keys: {shown}{', ...' if len(keys) > 10 else ''})"
-                close = nearest(str(name), keys[:500])
+                close = suggest(str(name), keys[:500])
                 if close:
-                    text += f"; did you mean {close[0]!r}?"
+                    text += f"; did you mean {close!r}?"
             return text
         if isinstance(obj, (list, tuple, str)) and isinstance(name, int):
             return f"{kind} of length {len(obj)} has no item {name}"

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ...core.suggest import nearest
+from ...core.suggest import suggest
 from ...core.typenames import json_type
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -186,6 +186,6 @@ def _extras(instance: dict, schema: dict) -> list[str]:
 
 def _unexpected(key: str, schema: dict) -> str:
     known = [k for k in schema.get("properties", {}) if isinstance(k, str)]
-    close = nearest(str(key), known)
-    hint = f" (did you mean {show(close[0])}?)" if close else ""
+    close = suggest(str(key), known)
+    hint = f" (did you mean {show(close)}?)" if close else ""
     return f"unexpected key {show(key)}{hint}"
