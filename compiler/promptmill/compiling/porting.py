@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 
 from ..core.errors import PromptmillError
-from ..source.schemacheck import load_schema
 from ..runtime.jinja.yamlemit import to_yaml
+from ..source.schemacheck import load_schema
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
