@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 import promptmill
 from promptmill.cli.main import main
-from promptmill.compiling.porting import PortError, _split_field, port_format
+from promptmill.compiling.porting import PortError, port_format
+from promptmill.core.fieldnames import split_field_name
 
 CASES = [
     ('Task: {task}\nReply with JSON like {{"ok": true}}.', {"task": "fix the build"}),
@@ -87,7 +88,7 @@ def test_field_names_split_as_str_format_splits_them(name):
     except ValueError as exc:
         want = ("error", str(exc))
     try:
-        got = _split_field(name)
+        got = split_field_name(name)
     except ValueError as exc:
         got = ("error", str(exc))
     assert got == want

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import PromptmillError
+from ..core.fieldnames import split_field_name
 from ..runtime.jinja.yamlemit import to_yaml
 from ..source.schemacheck import load_schema
 
@@ -75,33 +76,6 @@ def _scan(text: str, where: str) -> list[tuple[str, str, int]]:
     return parts
 
 
-_STEP = re.compile(r"\.([^.\[]*)|\[([^\]]*)\]")
-
-
-def _split_field(name: str) -> tuple[str | int, list[tuple[bool, str | int]]]:
-    """`a.b[0]` -> ("a", [(True, "b"), (False, 0)]), as str.format reads a field name
-    (written here rather than taken from CPython's private `_string` module)."""
-    cut = min((i for i in (name.find("."), name.find("[")) if i >= 0), default=len(name))
-    first: str | int = int(name[:cut]) if name[:cut].isdigit() else name[:cut]
-    rest: list[tuple[bool, str | int]] = []
-    at = cut
-    while at < len(name):
-        step = _STEP.match(name, at)
-        if step is None:
-            if name[at] == "[":
-                raise ValueError("Missing ']' in format string")
-            raise ValueError("Only '.' or '[' may follow ']' in format field specifier")
-        attr, key = step.group(1), step.group(2)
-        if attr is not None or not key:
-            if not attr:
-                raise ValueError("Empty attribute in format string")
-            rest.append((True, attr))
-        else:
-            rest.append((False, int(key) if key.isdigit() else key))
-        at = step.end()
-    return first, rest
-
-
 def _expression(field: str, offset: int, text: str, where: str, inputs: dict[str, dict]) -> str:
     def fail(message: str, hint: str) -> PortError:
         line, col = _position(text, offset)
@@ -120,7 +94,7 @@ def _expression(field: str, offset: int, text: str, where: str, inputs: dict[str
     if "{" in spec:
         raise fail("a field inside a format spec has no template counterpart", "write the spec out, e.g. {x:>10}")
     try:
-        first, rest = _split_field(name)
+        first, rest = split_field_name(name)
     except ValueError as exc:
         raise fail(f"malformed field name: {exc}", "write the field as str.format reads it, e.g. {task.id} or {items[0]}") from None
     if not isinstance(first, str) or not _NAME.match(first):

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 import string
-from _string import formatter_field_name_split  # type: ignore[import-not-found]
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +35,7 @@ from jinja2 import Environment, TemplateSyntaxError, meta, nodes
 
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import RenderError
+from ..core.fieldnames import split_field_name
 from ..core.suggest import did_you_mean, nearest
 from ..runtime.jinja import sandbox
 
@@ -293,7 +293,7 @@ def _private_format_fields(fmt: str) -> Iterator[str]:
     try:
         fields = [f for _, f, _, _ in string.Formatter().parse(fmt) if f]
         for field in fields:
-            first, rest = formatter_field_name_split(field)
+            first, rest = split_field_name(field)
             if str(first).startswith("_") or any(str(key).startswith("_") for _, key in rest):
                 yield field
     except ValueError:
