@@ -35,3 +35,12 @@ def rows(n: int, *, with_id: bool = True) -> list[dict]:
 def write_jsonl(path: Path, items: list) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in items), encoding="utf-8")
     return path
+
+
+class DyingRenderer:
+    """A renderer whose worker process dies on its first chunk (as when killed or out of memory)."""
+
+    def render_chunk(self, chunk: list) -> list:
+        import os
+
+        os._exit(1)

@@ -267,3 +267,12 @@ def test_progress_shows_only_on_a_terminal():
         bar.done()
     assert quiet.getvalue() == ""
     assert re.match(r"\r  1,000 rows  [\d,]+ rows/s \r\x1b\[K$", tty.getvalue())
+
+
+def test_a_worker_that_dies_fails_the_run_with_pm000_instead_of_hanging():
+    from batch_support import DyingRenderer
+    from promptmill.batch.pool import ordered_results
+
+    with pytest.raises(promptmill.PromptmillError) as err:
+        list(ordered_results(DyingRenderer(), range(10), workers=2, chunk=2))
+    assert err.value.code == "PM000" and "stopped unexpectedly" in str(err.value)

@@ -282,3 +282,48 @@ def test_inputs_read_only_by_the_parent_conditions_are_used(tmp_path: Path):
     _parents_project(tmp_path)
     diags = promptmill.lint(tmp_path).diagnostics
     assert not [d for d in diags if d.code == "PM404"], [d.format() for d in diags]
+
+
+def _break_parents(data: dict, how: str) -> None:
+    first = data["parents"][0]
+    if how == "not a list":
+        data["parents"] = {"0": first}
+    elif how == "extra key":
+        first["extra"] = 1
+    elif how == "parent not text":
+        first["parent"] = 7
+    elif how == "bad when":
+        first["when"] = {"path": "state.mode", "op": "sounds-like", "value": "x"}
+    elif how == "nested parents":
+        first["bundle"]["parents"] = []
+    elif how == "inner version 2":
+        first["bundle"]["format_version"] = 2
+    elif how == "another role":
+        first["bundle"]["id"] = "other"
+    elif how == "default parent in v1":
+        data.pop("parents")
+        data["format_version"] = 1
+
+
+@pytest.mark.parametrize(("how", "message"), [
+    ("not a list", r"\.parents: expected a list"),
+    ("extra key", r"\.parents\[0\]: expected an object with parent, when and bundle"),
+    ("parent not text", r"\.parents\[0\]: expected an object with parent, when and bundle"),
+    ("bad when", r"\.parents\[0\]\.when: not a well-formed condition"),
+    ("nested parents", r"\.parents\[0\]\.bundle: expected a version 1 bundle without parents"),
+    ("inner version 2", r"\.parents\[0\]\.bundle: expected a version 1 bundle without parents"),
+    ("another role", r"\.parents\[0\]\.bundle: holds role 'other', not 'task'"),
+    ("default parent in v1", r"format version 1 goes with `parents` only in version 2"),
+])
+def test_a_hand_edited_parent_choice_is_refused_with_its_place(tmp_path: Path, how: str, message: str):
+    import json
+
+    from promptmill.core.errors import BuildError
+    from promptmill.runtime.bundle import role_from_dict
+
+    build = _parents_project(tmp_path)
+    manifest = json.loads((build / "manifest.json").read_text())
+    data = json.loads((build / manifest["roles"]["task"]["file"]).read_text())
+    _break_parents(data, how)
+    with pytest.raises(BuildError, match=message):
+        role_from_dict(data, "task.json")

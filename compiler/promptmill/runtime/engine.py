@@ -261,13 +261,7 @@ class Runtime:
                 if prepared.validator is not None:
                     _validate(prepared.validator, role, state)
             ctx = prepared.context(state)
-            cond_ctx = {
-                "state": state,
-                "role": {"id": bundle.id, "category": bundle.category},
-                "model": bundle.model,
-                "provider": wire.name,
-                "event": event,
-            }
+            cond_ctx = _condition_context(bundle, state, wire.name, event)
             cands = []
             skipped = []
             try:
@@ -295,13 +289,7 @@ class Runtime:
         """For a role whose parent is chosen at render time: the prepared candidate whose
         condition holds first (else the role with its `extends`), and the `parent_chosen` event."""
         bundle = prepared.bundle
-        cond_ctx = {
-            "state": state,
-            "role": {"id": bundle.id, "category": bundle.category},
-            "model": bundle.model,
-            "provider": provider,
-            "event": event,
-        }
+        cond_ctx = _condition_context(bundle, state, provider, event)
         for index, choice in enumerate(bundle.parents):
             if conditions.evaluate(choice.when, cond_ctx):
                 key = f"{bundle.id}#{index}"  # '#' never occurs in a role id
@@ -345,6 +333,12 @@ class Runtime:
         # the margin holds back part of whichever budget applies: counts on this wire are estimates
         margin_tokens = math.ceil(room * margin)
         return room - margin_tokens, origins, margin_tokens
+
+
+def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], provider: str, event: str) -> dict[str, Any]:
+    """What a `when` condition (a section's, a rule line's, a parent choice's) can read."""
+    return {"state": state, "role": {"id": bundle.id, "category": bundle.category}, "model": bundle.model,
+            "provider": provider, "event": event}
 
 
 def _reload(build_dir: str, cache_chars: int) -> Runtime:
