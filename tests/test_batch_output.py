@@ -126,6 +126,8 @@ FOLDERS: list[tuple[str, Callable | None, str | None]] = [
     ("partial-symlink", _symlink(".report.jsonl.partial"), ".report.jsonl.partial"),
     ("requests-partial-symlink", _symlink(".requests-00001.jsonl.partial"), ".requests-00001.jsonl.partial"),
     ("staging-lookalike", _foreign_staging_lookalike, ".promptmill-tmp-abcd1234"),
+    ("manifest-symlink", _symlink(MANIFEST), MANIFEST),
+    ("lock-symlink", _symlink(LOCK), f"{LOCK}: Too many levels of symbolic links"),  # PM876: the lock is never followed
 ]
 
 
@@ -145,8 +147,8 @@ def test_out_folder_corpus(build, src, tmp_path, setup, offender):
     else:
         with pytest.raises(promptmill.PromptmillError) as err:
             _run(build, src, out)
-        assert err.value.code == "PM874", err.value
-        assert offender in err.value.message and "remove" in (err.value.hint or "")
+        assert err.value.code == ("PM876" if offender.startswith(LOCK) else "PM874"), err.value
+        assert offender in err.value.message and err.value.hint
         assert _snapshot(out) == before  # nothing written, nothing deleted, nothing overwritten
     assert {p.name: p.read_bytes() for p in tmp_path.glob("outside-*")} == outside  # no link followed
 

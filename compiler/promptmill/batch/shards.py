@@ -56,7 +56,7 @@ class AtomicFile:
         try:
             if staging is not None:
                 self.tmp = Path(staging) / self.path.name
-                fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+                fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
             else:  # mkstemp: O_EXCL, a name of its own, never an existing file or link
                 fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent)
                 self.tmp = Path(name)
