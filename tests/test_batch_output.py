@@ -165,6 +165,33 @@ def test_a_run_replaces_its_own_previous_output_and_removes_only_what_it_wrote(b
     assert (out / "requests-00002.jsonl").read_text() == "mine\n"
 
 
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4, 5, 6])
+def test_a_publish_cut_short_at_any_rename_leaves_a_folder_the_next_run_accepts(build, tmp_path, monkeypatch, fail_at):
+    from promptmill.batch import shards
+
+    out = tmp_path / "out"
+    _run(build, write_jsonl(tmp_path / "a.jsonl", rows(3)), out, max_requests=1)  # three request files
+    src = write_jsonl(tmp_path / "b.jsonl", rows(5)[3:])  # other rows: two files, other bytes
+    calls = []
+    real = os.replace
+
+    def replace(a, b):  # the manifest, the two request files, the report, the summary, the manifest
+        calls.append(Path(b).name)
+        if len(calls) == fail_at:
+            raise OSError(28, "No space left on device")
+        return real(a, b)
+
+    monkeypatch.setattr(shards.os, "replace", replace)
+    with pytest.raises(promptmill.PromptmillError) as err:
+        _run(build, src, out, max_requests=1)
+    assert err.value.code == "PM876" and "No space left on device" in err.value.message
+    assert not list(out.glob(".promptmill-tmp-*")) and not (out / LOCK).exists()
+    monkeypatch.setattr(shards.os, "replace", real)
+    _run(build, src, out, max_requests=1)  # whatever mix of old and new files is there, it is promptmill's
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "report.jsonl", "requests-00001.jsonl", "requests-00002.jsonl",
+                                                     "summary.json"]
+
+
 def test_a_partial_name_planted_as_a_symlink_is_never_followed(tmp_path):
     """AtomicFile alone (batch collect writes with it): a random exclusive name, never `.<name>.partial`."""
     outside = tmp_path / "outside.txt"
