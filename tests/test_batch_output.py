@@ -349,7 +349,7 @@ def test_workers_end_when_the_main_process_ends(build, tmp_path, sig):
     try:
         _wait_for(lambda: list(out.glob(".promptmill-tmp-*/requests-00002.jsonl")))  # workers are rendering
         family = _descendants(main.pid)
-        assert len(family) >= 3, family  # two workers and multiprocessing's resource tracker
+        assert len(family) >= 2, family  # two workers (and multiprocessing's resource tracker, where it runs one)
         main.send_signal(sig)
         main.wait(timeout=60)
         deadline = time.time() + 10

@@ -122,7 +122,7 @@ def run_batch(
                 "rows_per_second": round(tally.rows / seconds, 1) if seconds else None,
             }
             summary_file = outdir.file("summary.json")
-            summary_file.write(_encode(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", json.dumps(summary, indent=2) + "\n"))
+            summary_file.write(summary_bytes(summary))
             outdir.publish([*requests, report, summary_file])
         finally:  # closes what is still open; the staging folder goes with OutputFolder
             shards.discard()
@@ -144,11 +144,12 @@ def report_line(data: dict) -> bytes:
         return (json.dumps(data, separators=(",", ":")) + "\n").encode("ascii")
 
 
-def _encode(text: str, escaped: str) -> bytes:
+def summary_bytes(summary: dict) -> bytes:
+    """summary.json's bytes; as in report_line, text UTF-8 cannot hold is written as a JSON escape."""
     try:
-        return text.encode("utf-8")
+        return (json.dumps(summary, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     except UnicodeEncodeError:
-        return escaped.encode("ascii")
+        return (json.dumps(summary, indent=2) + "\n").encode("ascii")
 
 
 @contextlib.contextmanager
