@@ -64,7 +64,7 @@ def test_the_same_bytes_at_one_and_two_workers(build, tmp_path):
         out = tmp_path / f"w{workers}"
         run_batch(ROLE, src, out, build=build, provider="anthropic", id_column="id", workers=workers, chunk=7,
                   max_error_rate=0.5, max_requests=60)
-        outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "summary.json"})
+        outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name not in ("summary.json", ".promptmill-batch.json")})
     assert list(outs[0]) == ["report.jsonl", "requests-00001.jsonl", "requests-00002.jsonl", "requests-00003.jsonl"]
     assert outs[0] == outs[1]
 
@@ -125,7 +125,7 @@ def test_every_kind_of_bad_row_is_a_report_line_with_its_code(build, tmp_path):
     assert "state.test_id" in report[4]["message"]
     assert report[0]["tokens"] > 0 and report[0]["budget"] > 0
     # a failed run publishes no request file, only the report and the summary
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.jsonl", "summary.json"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".promptmill-batch.json", "report.jsonl", "summary.json"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["status"] == "failed" and summary["codes"] == {"PM810": 1, "PM812": 1, "PM870": 2, "PM871": 4}
     # within --max-error-rate the run succeeds and writes the good rows
@@ -185,12 +185,14 @@ def test_a_killed_run_leaves_only_hidden_partial_files(build, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "promptmill.cli", "batch", ROLE, "--input", str(src), "--out", str(out),
                              "--build", str(build), "--id-column", "id", "--max-requests", "100"])
     deadline = time.time() + 60
-    while time.time() < deadline and not list(out.glob(".requests-00002.jsonl.partial")):
+    while time.time() < deadline and not list(out.glob(".promptmill-tmp-*/requests-00002.jsonl")):
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    names = sorted(p.name for p in out.iterdir())
-    assert names and all(re.fullmatch(r"\.(requests-\d{5}|report)\.jsonl\.partial", n) for n in names), names
+    names = sorted(p.name for p in out.iterdir())  # the lock file and the run's private staging folder
+    assert names[0] == ".promptmill-batch.lock" and re.fullmatch(r"\.promptmill-tmp-\w{8}", names[1]) and len(names) == 2, names
+    staged = sorted(p.name for p in (out / names[1]).iterdir())
+    assert staged and all(re.fullmatch(r"(requests-\d{5}|report)\.jsonl", n) for n in staged), staged
 
 
 def test_runtime_and_batch_renderer_pickle_small_and_render_the_same(build, rt):

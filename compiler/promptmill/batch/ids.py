@@ -39,7 +39,7 @@ class Seen:
 
     def first(self, custom_id: str, index: int) -> int | None:
         """The index of the row that used `custom_id` before, or None (and remember it)."""
-        key = hashlib.blake2b(custom_id.encode(), digest_size=8).digest()
+        key = hashlib.blake2b(custom_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         before = self._seen.get(key)
         if before is None:
             self._seen[key] = index

@@ -9,11 +9,22 @@ started with `spawn` (no inherited threads or locks) and unpickle the
 out of memory) fails the run with PM000 instead of hanging it, which is why
 this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`. `workers=1`
 renders in this process, with no pool.
+
+Workers end when the process that started them ends, however it ends (even
+SIGKILL): on Linux each asks the kernel for SIGKILL when its parent dies
+(`prctl(PR_SET_PDEATHSIG)`), and everywhere a watchdog thread exits the worker
+once its parent process is gone. With no worker left, multiprocessing's
+resource tracker sees its pipe close and exits too.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -25,12 +36,40 @@ from typing import Any
 from ..core.errors import PromptmillError
 
 AHEAD = 4  # chunks in flight per worker
+WATCH_SECONDS = 0.5  # how often a worker checks that its parent is alive
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _RENDERER: Any = None  # the worker's BatchRenderer
 
 
-def _init(renderer: Any) -> None:
+def _init(renderer: Any, parent: int | None = None, deathsig: bool = False) -> None:
     global _RENDERER
     _RENDERER = renderer
+    if parent is not None:
+        die_with_parent(parent, deathsig=deathsig)
+
+
+def die_with_parent(parent: int, *, deathsig: bool = True) -> None:
+    """End this process when process `parent` ends: the kernel's parent-death signal on Linux, a watchdog thread everywhere.
+
+    `deathsig` only when the parent started this process from its main thread:
+    the kernel sends the signal when the *thread* that started the child ends.
+    """
+    if deathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl: the watchdog still works
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), name="promptmill-parent-watch", daemon=True).start()
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
 
 
 def _work(chunk: list) -> list:
@@ -49,8 +88,9 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         for part in _chunks(items, chunk):
             yield from renderer.render_chunk(part)
         return
+    deathsig = threading.current_thread() is threading.main_thread()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                               initargs=(renderer,))
+                               initargs=(renderer, os.getpid(), deathsig))
     try:
         window: deque = deque()
         for part in _chunks(items, chunk):

@@ -6,25 +6,32 @@
 
 Request files are published only when the run succeeds (no more failed rows
 than `max_error_rate` allows); report.jsonl and summary.json always are.
-Every file is written under a temporary name and renamed at the end, so an
-interrupted run leaves no file that looks complete (see `promptmill.batch.shards`).
+Every file is written in a private staging folder and renamed at the end, so
+an interrupted run leaves no file that looks complete; the folder must be new,
+empty or hold only the previous run's files (`promptmill.batch.outdir`: the
+manifest, the lock, PM874 to PM876). SIGTERM ends the run like Ctrl-C: the
+partial files are removed and the workers stop (exit status 143).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
 from ..core.errors import ConfigError, PromptmillError
 from . import formats
+from .outdir import OutputFolder
 from .renderer import BatchRenderer, render_items
 from .rows import read_rows
-from .shards import AtomicFile, ShardWriter, remove_stale
+from .shards import ShardWriter
 from .summary import Tally
 
 PREFIX = "requests"
@@ -73,65 +80,53 @@ def run_batch(
                              state_column=state_column, max_tokens=max_tokens)
     items = read_rows(Path(input))
     folder = Path(out)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the output folder {folder}: {exc.strerror}", code="PM014") from None
-    limits = renderer.limits
-    shards = ShardWriter(folder, PREFIX, max_requests or limits.requests, max_bytes or limits.bytes)
-    report = AtomicFile(folder / "report.jsonl")
-    tally = Tally()
-    done = False
-    try:
-        for r in render_items(renderer, items, workers=workers, chunk=chunk):
-            line = r.line if r.ok else None
-            if line is not None and not shards.fits(line):
-                r = r.failed("PM870", f"the request is {len(line)} bytes, more than a batch file may hold ({shards.max_bytes} bytes)")
-                line = None
-            if line is not None:
-                shards.write(line)
-            report.write(formats.dumps(r.report()))
-            tally.add(r)
-            if progress is not None and tally.rows % 256 == 0:
+    with _sigterm_exits(), OutputFolder(folder) as outdir:
+        limits = renderer.limits
+        shards = ShardWriter(folder, PREFIX, max_requests or limits.requests, max_bytes or limits.bytes, staging=outdir.staging)
+        report = outdir.file("report.jsonl")
+        tally = Tally()
+        try:
+            for r in render_items(renderer, items, workers=workers, chunk=chunk):
+                line = r.line if r.ok else None
+                if line is not None and not shards.fits(line):
+                    r = r.failed("PM870", f"the request is {len(line)} bytes, more than a batch file may hold ({shards.max_bytes} bytes)")
+                    line = None
+                if line is not None:
+                    shards.write(line)
+                report.write(report_line(r.report()))
+                tally.add(r)
+                if progress is not None and tally.rows % 256 == 0:
+                    progress(tally.rows)
+            if progress is not None:
                 progress(tally.rows)
-        if progress is not None:
-            progress(tally.rows)
-        done = True
-    finally:
-        if not done:
+            failed = tally.error_rate > max_error_rate
+            requests = [] if failed else shards.files
+            written = [f.path.name for f in requests]
+            seconds = time.perf_counter() - start
+            summary = {
+                "status": "failed" if failed else "ok",
+                "role": role,
+                "provider": renderer.provider,
+                "model": renderer.model,
+                "build": renderer.build,  # absolute already (BatchRenderer)
+                "input": str(input),
+                "id_column": id_column,
+                "state_column": state_column,
+                "budget": budget,
+                "max_error_rate": max_error_rate,
+                **tally.as_dict(),
+                "files": [{"file": name, "requests": n, "bytes": b} for name, (n, b) in zip(written, shards.counts, strict=False)],
+                "limits": {"requests": shards.max_requests, "bytes": shards.max_bytes},
+                "workers": workers,
+                "seconds": round(seconds, 3),
+                "rows_per_second": round(tally.rows / seconds, 1) if seconds else None,
+            }
+            summary_file = outdir.file("summary.json")
+            summary_file.write(summary_bytes(summary))
+            outdir.publish([*requests, report, summary_file])
+        finally:  # closes what is still open; the staging folder goes with OutputFolder
             shards.discard()
             report.discard()
-    failed = tally.error_rate > max_error_rate
-    if failed:
-        shards.discard()
-        written = []
-    else:
-        shards.publish()
-        written = shards.names()
-    remove_stale(folder, PREFIX, written)
-    report.publish()
-    seconds = time.perf_counter() - start
-    summary = {
-        "status": "failed" if failed else "ok",
-        "role": role,
-        "provider": renderer.provider,
-        "model": renderer.model,
-        "build": renderer.build,  # absolute already (BatchRenderer)
-        "input": str(input),
-        "id_column": id_column,
-        "state_column": state_column,
-        "budget": budget,
-        "max_error_rate": max_error_rate,
-        **tally.as_dict(),
-        "files": [{"file": name, "requests": n, "bytes": b} for name, (n, b) in zip(written, shards.counts, strict=False)],
-        "limits": {"requests": shards.max_requests, "bytes": shards.max_bytes},
-        "workers": workers,
-        "seconds": round(seconds, 3),
-        "rows_per_second": round(tally.rows / seconds, 1) if seconds else None,
-    }
-    summary_file = AtomicFile(folder / "summary.json")
-    summary_file.write((json.dumps(summary, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
-    summary_file.publish()
     if failed:
         raise BatchFailed(
             f"{tally.failed} of {tally.rows} rows failed ({tally.error_rate:.1%}), more than the allowed "
@@ -139,3 +134,39 @@ def run_batch(
             summary,
         )
     return summary
+
+
+def report_line(data: dict) -> bytes:
+    """One report.jsonl line; text that UTF-8 cannot hold (a lone surrogate in an id) is written as a JSON escape."""
+    try:
+        return formats.dumps(data)
+    except UnicodeEncodeError:
+        return (json.dumps(data, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def summary_bytes(summary: dict) -> bytes:
+    """summary.json's bytes; as in report_line, text UTF-8 cannot hold is written as a JSON escape."""
+    try:
+        return (json.dumps(summary, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(summary, indent=2) + "\n").encode("ascii")
+
+
+@contextlib.contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """SIGTERM raises SystemExit(143) in the main thread, so the run unwinds: partial files go, workers stop.
+
+    Only when SIGTERM still has its default action (a program that handles it keeps its handler).
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -24,11 +24,11 @@ import hashlib
 import os
 import re
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..core.errors import PromptmillError
+from ..core.filelock import folder_lock
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT = 60.0
@@ -64,31 +64,13 @@ def build_lock(build_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
         build_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise unwritable(build_dir, exc) from None
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX: no locking
+    with folder_lock(
+        build_dir / LOCK_NAME,
+        timeout=timeout,
+        busy=lambda _holder: PromptmillError(f"another compile holds the lock on {build_dir} (waited {timeout:.0f}s)", code="PM012"),
+        failed=lambda exc: unwritable(build_dir, exc),
+    ):
         yield
-        return
-    try:
-        fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise unwritable(build_dir, exc) from None
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise PromptmillError(
-                        f"another compile holds the lock on {build_dir} (waited {timeout:.0f}s)",
-                        code="PM012",
-                    ) from None
-                time.sleep(0.05)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def _fsync_dir(path: Path) -> None:

@@ -165,6 +165,17 @@ CODES: dict[str, Code] = {
     ),
     "PM872": Code("batch-error-rate", "error", "more batch rows failed than --max-error-rate allows; no request files were written"),
     "PM873": Code("batch-result-invalid", "error", "a batch results line cannot be read, matches no request, or carries no reply"),
+    "PM874": Code(
+        "batch-out-not-empty",
+        "error",
+        "a batch --out folder holds files promptmill did not write there, or that changed since; nothing is written",
+    ),
+    "PM875": Code("batch-out-locked", "error", "another promptmill batch run is writing to the same --out folder"),
+    "PM876": Code(
+        "batch-write-failed",
+        "error",
+        "a batch output file cannot be created or written (disk full, file size limit, permissions); no partial file is left",
+    ),
 }
 
 
