@@ -375,3 +375,22 @@ def test_an_example_state_that_is_a_fifo_is_answered_without_waiting_for_a_write
     server = preview_server(starter_project, watch=False)
     got = json.loads(request(server, "/api/state?path=examples/pipe.state.yaml")[2])
     assert got["text"] == "" and got["problem"] is None
+
+
+def test_a_client_that_stalls_mid_body_is_dropped_silently(starter_project, preview_server, monkeypatch, capfd):
+    import socket
+
+    from promptmill.web import app
+
+    assert app._Handler.timeout is not None and 0 < app._Handler.timeout <= 120  # without one, the thread waits forever
+    monkeypatch.setattr(app._Handler, "timeout", 0.5)  # 60 s in use
+    server = preview_server(starter_project, watch=False)
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    try:
+        sock.sendall(_post_head(server.port, 1000) + b'{"role": "h')
+        assert sock.recv(100) == b""  # the server gave up on it and closed the connection, without an answer
+    finally:
+        sock.close()
+    assert request(server, "/api/project")[0] == 200
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception" not in err, err
