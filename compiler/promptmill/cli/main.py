@@ -135,7 +135,7 @@ class _Cli(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         for name in ("stdout", "stderr"):
             if getattr(sys, name) is None:  # started with the stream closed (`>&-`): the output is discarded
-                setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the life of the process
+                setattr(sys, name, open(os.devnull, "w"))  # for the life of the process
         return super().main(*args, **kwargs)
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:  # --help, --version, usage errors
