@@ -91,7 +91,7 @@ def _output_gone() -> bool:
 
     Not so for a BrokenPipeError of another pipe (a worker's): that stays a failure.
     """
-    gone = [_reader_gone(stream) for stream in (sys.stdout, sys.stderr)]
+    gone = [_reader_gone(stream) for stream in (sys.stdout, sys.stderr)]  # both: each dead one goes to devnull
     return any(gone)
 
 
