@@ -283,3 +283,114 @@ def test_a_body_over_the_limit_is_refused_unread(server):
         assert resp.status == 413 and str(MAX_BODY) in resp.read().decode()
     finally:
         conn.close()
+
+
+# -- hostile clients and example states (issue 22) ------------------------------------------------------------
+
+
+def _hang_up(port: int, data: bytes, *, reset: bool = False, read: bool = False) -> None:
+    """Send `data` on a raw socket and go away: closed, or reset (RST) when `reset`, after reading a little when `read`."""
+    import socket
+    import struct
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        sock.sendall(data)
+        if read:
+            sock.recv(16)
+        if reset:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    finally:
+        sock.close()
+
+
+def _post_head(port: int, length: int) -> bytes:
+    return (f"POST /api/render HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\n\r\n").encode()
+
+
+def test_clients_that_hang_up_leave_no_traceback_and_the_server_keeps_serving(starter_project):
+    exe = Path(sys.executable).with_name("promptmill")
+    proc = subprocess.Popen([str(exe), "preview", "--port", "0"], cwd=starter_project, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    try:
+        first = proc.stdout.readline()
+        port = int(first.rsplit(":", 1)[1].strip(" /\n"))
+        get = f"GET {{}} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        _hang_up(port, _post_head(port, 1000) + b'{"role": "h')  # mid-body, closed
+        _hang_up(port, _post_head(port, 1000) + b'{"role": "h', reset=True)  # mid-body, reset
+        _hang_up(port, _post_head(port, 40) + b'{"role": "helpdesk", "state": ""}      ', reset=True)  # before the answer
+        _hang_up(port, get.format("/static/app.js").encode(), reset=True, read=True)  # mid-response
+        _hang_up(port, get.format("/api/project").encode(), reset=True)
+        _hang_up(port, get.format("/api/events").encode(), reset=True, read=True)
+        _hang_up(port, b"GET /api/proj", reset=True)  # mid-request-line
+        time.sleep(1.0)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/project")
+        resp = conn.getresponse()
+        assert resp.status == 200 and json.loads(resp.read())["roles"] == ["helpdesk"]
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "Exception" not in err and "Error" not in err, err
+
+
+@pytest.fixture
+def outside(tmp_path):
+    secret = tmp_path / "elsewhere" / "secret.state.yaml"
+    secret.parent.mkdir()
+    secret.write_text("token: hunter2\n")
+    return secret
+
+
+def test_an_example_state_linked_outside_the_project_is_neither_listed_nor_served(starter_project, preview_server, outside):
+    examples = starter_project / "examples"
+    (examples / "leak.state.yaml").symlink_to(outside)
+    (examples / "zero.state.json").symlink_to("/dev/zero")
+    (examples / "alias.state.yaml").symlink_to(examples / "helpdesk.state.yaml")  # a link inside the project is fine
+    server = preview_server(starter_project, watch=False)
+    project = json.loads(request(server, "/api/project")[2])
+    assert project["examples"] == ["examples/alias.state.yaml", "examples/helpdesk.state.yaml"]
+    for name in ("examples/leak.state.yaml", "examples/zero.state.json", str(outside)):
+        body = request(server, "/api/state?path=" + name)[2]
+        got = json.loads(body)
+        assert got["error"]["code"] == "PM813" and b"hunter2" not in body, name
+    assert "question: How do I rotate" in json.loads(request(server, "/api/state?path=examples/alias.state.yaml")[2])["text"]
+    watched = {p.resolve() for p in server.session.watch_paths()}
+    assert (examples / "alias.state.yaml").resolve() in watched and outside.resolve() not in watched
+
+
+def test_the_state_file_given_on_the_command_line_is_served_wherever_it_is(starter_project, preview_server, outside):
+    """--state is the user's own choice, not something found in the project."""
+    server = preview_server(starter_project, state=outside, watch=False)
+    project = json.loads(request(server, "/api/project")[2])
+    assert project["state"] == outside.as_posix() and outside.as_posix() in project["examples"]
+    assert "hunter2" in json.loads(request(server, "/api/state?path=" + outside.as_posix())[2])["text"]
+
+
+def test_an_example_state_that_is_a_fifo_is_answered_without_waiting_for_a_writer(starter_project, preview_server):
+    os.mkfifo(starter_project / "examples" / "pipe.state.yaml")
+    server = preview_server(starter_project, watch=False)
+    got = json.loads(request(server, "/api/state?path=examples/pipe.state.yaml")[2])
+    assert got["text"] == "" and got["problem"] is None
+
+
+def test_a_client_that_stalls_mid_body_is_dropped_silently(starter_project, preview_server, monkeypatch, capfd):
+    import socket
+
+    from promptmill.web import app
+
+    assert app._Handler.timeout is not None and 0 < app._Handler.timeout <= 120  # without one, the thread waits forever
+    monkeypatch.setattr(app._Handler, "timeout", 0.5)  # 60 s in use
+    server = preview_server(starter_project, watch=False)
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    try:
+        sock.sendall(_post_head(server.port, 1000) + b'{"role": "h')
+        assert sock.recv(100) == b""  # the server gave up on it and closed the connection, without an answer
+    finally:
+        sock.close()
+    assert request(server, "/api/project")[0] == 200
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception" not in err, err

@@ -1,16 +1,20 @@
 """The `promptmill` command: a thin layer over the public Python functions.
 
-Exit codes: 0 clean, 1 findings or failure, 2 usage error, 3 internal error.
+Exit codes: 0 clean, 1 findings or failure, 2 usage error, 3 internal error,
+141 when the reader of the output went away (`promptmill ... | head`).
 Every `PromptmillError` becomes a message on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
+import select
 import shlex
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +33,7 @@ FORMATS = ("text", "json", "github", "sarif")
 PAYLOAD_FORMATS = tuple(p for p in PROVIDERS if p != "text")  # --format <provider> prints that payload
 RENDER_FORMATS = ("pretty", "text", "json", *PAYLOAD_FORMATS)
 SCHEMAS = ("role", "constraints", "output", "fragment", "project", "bundle", "manifest")
+EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
 
 def _color(stream: object) -> bool:
@@ -36,6 +41,11 @@ def _color(stream: object) -> bool:
 
 
 def _fail(exc: PromptmillError) -> None:
+    if isinstance(exc, CompileError):
+        from .reporters import report
+
+        report(exc.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
+        return
     click.echo(f"promptmill: error[{exc.code}]: {exc.message}", err=True)
     if exc.hint:
         click.echo(f"    hint: {exc.hint}", err=True)
@@ -53,24 +63,61 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _reader_gone(stream: Any) -> bool:
+    """Has the reader of `stream` (a pipe or socket) gone away? Then point it at os.devnull, so
+    nothing else writes to it, not even the interpreter's flush at exit (which would complain)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stream has no reader to lose
+        return False
+    try:
+        stream.flush()
+        poll = select.poll()
+        poll.register(fd, select.POLLOUT)
+        gone = any(event & (select.POLLERR | select.POLLHUP) for _, event in poll.poll(0))
+    except BrokenPipeError:
+        gone = True
+    except (AttributeError, OSError):  # no poll() here, or a stream that fails otherwise: not a reader gone
+        return False
+    if gone:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    return gone
+
+
+def _output_gone() -> bool:
+    """Did the reader of standard output or error go away (`promptmill batch ... | head`)?
+
+    Not so for a BrokenPipeError of another pipe (a worker's): that stays a failure.
+    """
+    gone = [_reader_gone(stream) for stream in (sys.stdout, sys.stderr)]  # both: each dead one goes to devnull
+    return any(gone)
+
+
 def handled(func: Callable[..., Any]) -> Callable[..., Any]:
     """Turn promptmill errors into messages and exit codes."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
-        except CompileError as exc:
-            from .reporters import report
-
-            report(exc.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
-            sys.exit(1)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # a reader that went away shows here, not in the interpreter's flush at exit
         except PromptmillError as exc:
             _fail(exc)
             sys.exit(1)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: say so plainly
+            if isinstance(exc, BrokenPipeError) and _output_gone():  # an ordinary end: 141, like any Unix tool
+                cause: BaseException | None = exc
+                while cause is not None and not isinstance(cause, PromptmillError):
+                    cause = cause.__context__
+                if cause is not None:  # a failure being told when the reader went away is still told
+                    _fail(cause)
+                raise click.exceptions.Exit(EXIT_OUTPUT_CLOSED) from None
             if os.environ.get("PROMPTMILL_DEBUG"):
                 raise
             click.echo(
@@ -82,7 +129,33 @@ def handled(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Cli(click.Group):
+    """The `promptmill` group: where a closed output ends any command, its help or its usage error."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        for name in ("stdout", "stderr"):
+            if getattr(sys, name) is None:  # started with the stream closed (`>&-`): the output is discarded
+                setattr(sys, name, open(os.devnull, "w"))  # for the life of the process
+        return super().main(*args, **kwargs)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:  # --help, --version, usage errors
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            if _output_gone():
+                raise click.exceptions.Exit(EXIT_OUTPUT_CLOSED) from None
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:  # a subcommand's help, a failure told while the reader went away
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            if _output_gone():
+                raise click.exceptions.Exit(EXIT_OUTPUT_CLOSED) from None
+            raise
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="promptmill")
 def main() -> None:
     """promptmill: compile YAML prompt templates and render them under a token budget."""
@@ -300,10 +373,11 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
         raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",
                           hint="save the state to a .yaml or .json file and pass its path")
     tty = sys.stdout.isatty()
+    closed = threading.Event()  # the reader of the output went away: stop watching, exit 141
     preview = LivePreview(Workspace(path), role, state_file, budget=budget, provider=provider,
-                          write=_writer(tty), color=_color(sys.stdout))
+                          write=_writer(tty, closed), color=_color(sys.stdout))
     preview.refresh(set())
-    watcher = Watcher(preview.watch_paths(), preview.refresh, debounce=debounce).start(thread=False)
+    watcher = Watcher(preview.watch_paths(), preview.refresh, debounce=debounce, stop=closed).start(thread=False)
     click.echo(f"watching {len(watcher.roots)} path(s); Ctrl-C to stop", err=True)
     try:
         watcher.run()
@@ -311,6 +385,8 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
         click.echo("stopped", err=True)
     finally:
         watcher.stop()
+    if closed.is_set():
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
     sys.exit(0)
 
 
@@ -337,12 +413,15 @@ def preview(role: str | None, state_file: str | None, port: int, open_browser: b
     serve(project, role=role, state=state_file, port=port, open_browser=open_browser, write=click.echo)
 
 
-def _writer(tty: bool) -> Callable[[str], None]:
+def _writer(tty: bool, closed: threading.Event) -> Callable[[str], None]:
     def write(text: str) -> None:
-        if tty:
-            click.clear()
-        click.echo(text)
-        sys.stdout.flush()
+        try:
+            if tty:
+                click.clear()
+            click.echo(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # on the watcher's thread, which would log it: tell the command instead
+            closed.set()
 
     return write
 

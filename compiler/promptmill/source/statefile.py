@@ -74,7 +74,7 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
             code="PM812",
             hint=_TOO_BIG_HINT,
         )
-    raw = _read_bounded(p, max_bytes)
+    raw = read_bounded(p, max_bytes)
     if len(raw) > max_bytes:  # a device or pipe (a link to /dev/zero): its size said nothing
         raise _fail(p, f"is over the limit of {max_bytes / 1_048_576:.1f} MiB", code="PM812", hint=_TOO_BIG_HINT)
     if _blank(raw):
@@ -84,7 +84,7 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
     return {} if data is None else data
 
 
-def _read_bounded(p: Path, max_bytes: int) -> bytes:
+def read_bounded(p: Path, max_bytes: int) -> bytes:
     """At most max_bytes+1 bytes of `p`, whatever it is (a device or a FIFO included):
     opened without waiting for a writer, read with a bound, never slurped whole."""
     try:

@@ -22,6 +22,7 @@ import errno
 import json
 import os
 import queue
+import sys
 import threading
 import webbrowser
 from collections.abc import Callable
@@ -49,6 +50,7 @@ STATIC = {  # the only files served: name -> content type
 }
 MAX_BODY = 2 * MAX_STATE_FILE_BYTES + 65536  # a state and another state to compare with
 PING_SECONDS = 15.0
+CLIENT_TIMEOUT = 60.0  # seconds a socket read or write may wait for the client
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -104,6 +106,12 @@ class PreviewServer(ThreadingHTTPServer):
         self.shutdown()
         self.server_close()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (mid-body, mid-response) or stalled is no error: drop it silently."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
     def __enter__(self) -> PreviewServer:
         return self.start()
 
@@ -157,6 +165,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: PreviewServer
     server_version = "promptmill-preview"
     sys_version = ""
+    timeout = CLIENT_TIMEOUT  # a client that stops sending mid-request frees its thread
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass  # the terminal shows what changed, not every request
@@ -239,8 +248,12 @@ class _Handler(BaseHTTPRequestHandler):
         if length < 0 or length > MAX_BODY:
             self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"413: the body must be at most {MAX_BODY} bytes")
             return
+        data = self.rfile.read(length)
+        if len(data) < length:  # the client hung up mid-body: nobody to answer
+            self.close_connection = True
+            return
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(data or b"{}")
             if not isinstance(body, dict):
                 raise ValueError("not an object")
             role = str(body.get("role") or "")
@@ -332,14 +345,32 @@ def make_server(project: str | os.PathLike[str] = ".", *, role: str | None = Non
 def serve(project: str | os.PathLike[str] = ".", *, role: str | None = None,
           state: str | os.PathLike[str] | None = None, port: int = DEFAULT_PORT, open_browser: bool = False,
           debounce: float = 0.05, write: Callable[[str], None] = print) -> None:
-    """Serve the preview until Ctrl-C: print the URL, optionally open a browser."""
-    server = make_server(project, role=role, state=state, port=port, debounce=debounce, log=write)
+    """Serve the preview until Ctrl-C: print the URL, optionally open a browser.
+
+    When the reader of `write`'s output goes away (`promptmill preview | head -1`)
+    the server stops and BrokenPipeError is raised, as the first lines would.
+    """
+    closed = threading.Event()
+
+    def log(line: str) -> None:  # on the watcher's thread: stop serving rather than log a traceback there
+        try:
+            write(line)
+        except BrokenPipeError:
+            if not closed.is_set():
+                closed.set()
+                server.shutdown()
+
+    server = make_server(project, role=role, state=state, port=port, debounce=debounce, log=log)
     s = server.session
-    write(f"promptmill preview of {s.root.name}: {server.url}")
-    if not s.ok:
-        errors = sum(d["severity"] == "error" for d in s.diagnostics)
-        write(f"the templates have {errors} error(s): the page shows them")
-    write("watching for changes; Ctrl-C to stop")
+    try:
+        write(f"promptmill preview of {s.root.name}: {server.url}")
+        if not s.ok:
+            errors = sum(d["severity"] == "error" for d in s.diagnostics)
+            write(f"the templates have {errors} error(s): the page shows them")
+        write("watching for changes; Ctrl-C to stop")
+    except BaseException:  # nobody reads the output (BrokenPipeError): nothing was served yet
+        server.server_close()
+        raise
     if server.watcher is not None:
         server.watcher.start()
     if open_browser:
@@ -350,6 +381,8 @@ def serve(project: str | os.PathLike[str] = ".", *, role: str | None = None,
         write("stopped")
     finally:
         server.close()
+    if closed.is_set():
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 __all__ = ["DEFAULT_PORT", "PreviewServer", "make_server", "serve"]

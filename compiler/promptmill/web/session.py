@@ -34,7 +34,7 @@ from ..runtime.engine import Runtime
 from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.request import PromptRequest
 from ..runtime.wire import PROVIDERS
-from ..source.statefile import MAX_STATE_FILE_BYTES, read_state, read_state_stream
+from ..source.statefile import MAX_STATE_FILE_BYTES, read_bounded, read_state, read_state_stream
 
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
 STATE_SUFFIXES = (".state.yaml", ".state.yml", ".state.json")
@@ -205,11 +205,16 @@ class Session:
             paths.append(self.state_file)
         return paths
 
+    def _inside(self, path: Path) -> bool:
+        """Is the file `path` names, links followed, inside the project?"""
+        return Path(os.path.realpath(path)).is_relative_to(self.root)
+
     def examples(self) -> list[str]:
         """Example state files (`*.state.yaml|yml|json`) under the project, relative, sorted.
 
-        Hidden folders, the build folder and virtualenvs are skipped; the
-        `--state` file is listed too when it is inside the project.
+        Hidden folders, the build folder and virtualenvs are skipped, and so is
+        a link to a file outside the project (only what the project holds is
+        served); the `--state` file, the user's own choice, is listed wherever it is.
         """
         found: set[str] = set()
         project = self.workspace.project
@@ -223,7 +228,7 @@ class Session:
                 and (here / d).resolve() != build and not (here / d / "pyvenv.cfg").exists()
             )
             for name in files:
-                if name.lower().endswith(STATE_SUFFIXES):
+                if name.lower().endswith(STATE_SUFFIXES) and self._inside(here / name):
                     found.add((here / name).relative_to(self.root).as_posix())
             if len(found) >= _MAX_EXAMPLES:
                 break
@@ -241,10 +246,10 @@ class Session:
             problem = None
         except PromptmillError as exc:
             problem = error_data(exc)
-        try:
-            text = path.read_bytes()[:MAX_STATE_FILE_BYTES].decode("utf-8", errors="replace")
-        except OSError as exc:
-            return {"error": {"code": "PM813", "message": f"state file {name}: cannot read it: {exc.strerror}", "hint": None}}
+        try:  # bounded, and without waiting for a writer: the file may be huge, a FIFO or a device
+            text = read_bounded(path, MAX_STATE_FILE_BYTES)[:MAX_STATE_FILE_BYTES].decode("utf-8", errors="replace")
+        except PromptmillError as exc:
+            return {"error": error_data(exc)}
         return {"path": name, "text": text, "problem": problem}
 
     # -- renders ----------------------------------------------------------------
