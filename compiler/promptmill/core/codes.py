@@ -165,6 +165,7 @@ CODES: dict[str, Code] = {
     ),
     "PM872": Code("batch-error-rate", "error", "more batch rows failed than --max-error-rate allows; no request files were written"),
     "PM873": Code("batch-result-invalid", "error", "a batch results line cannot be read, matches no request, or carries no reply"),
+    "PM879": Code("batch-folder-invalid", "error", "the --batch folder's summary.json or a request file of it cannot be read"),
 }
 
 
