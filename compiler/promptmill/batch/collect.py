@@ -210,7 +210,7 @@ def collect(
     provider = provider or summary.get("provider")
     build = build or summary.get("build")
     if not role or not build or provider not in formats.PROVIDERS:
-        missing = "is missing" if not summary else "names no role, provider or build"
+        missing = "names no role, provider or build" if summary_path.is_file() else "is missing"
         raise ConfigError(f"{summary_path} {missing}; cannot tell the role, provider and build of this batch", code="PM011",
                           hint="pass --batch the folder `promptmill batch` wrote, with its summary.json"
                                " (from Python: collect(..., role=, provider=, build=))")
