@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from batch_support import ROLE, compile_build, rows, write_jsonl
 from promptmill.batch import collect, run_batch
 from promptmill.cli.main import main
+from promptmill.core.errors import PromptmillError
 
 GOOD = 'Here it is:\n```json\n{"module": "parser.py", "culprit": "code", "explanation": "parse_list drops the last item."}\n```'
 BAD = "I think the parser is broken."
@@ -114,3 +115,12 @@ def test_every_failure_of_a_results_line_has_its_line_number(build, tmp_path):
     assert collect(path, batch)["replies"] == 1
     assert [(f.get("line"), f["custom_id"]) for f in _read(batch / "failures.jsonl")] == [
         (1, "case-0"), (2, None), (None, "case-2"), (None, "case-3")]
+
+
+def test_an_output_folder_that_cannot_be_made_is_pm014(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai")
+    path = write_jsonl(tmp_path / "results.jsonl", [_openai("case-0", GOOD)])
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    with pytest.raises(PromptmillError) as info:
+        collect(path, batch, out=tmp_path / "file" / "out")
+    assert info.value.code == "PM014" and "cannot create the output folder" in info.value.message

@@ -220,7 +220,10 @@ def collect(
     requests = _request_ids(folder)
     answered: set[str] = set()
     target = Path(out) if out is not None else folder
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the output folder {target}: {exc.strerror}", code="PM014") from None
     try:
         source = Path(results).open("rb")
     except OSError as exc:
