@@ -5,8 +5,13 @@ per line), matches each to a request of the batch folder by its custom id and
 runs the role's output contract (`parse_reply`) on the reply:
 
     replies.jsonl    {"custom_id", "data"}                      the validated reply data
-    failures.jsonl   {"custom_id", "code", "reason", "repair"}  why it cannot be used
+    failures.jsonl   {"custom_id", "line", "code", "reason", "repair"}  why it cannot be used
 
+`line` is the results line (absent for a request without a result); a line
+that cannot be read at all (not a JSON object, nested too deeply, longer
+than `lines.MAX_LINE_BYTES`, a custom id that is not a string, a response of
+the wrong shape) is a failure like any other, never the end of the run, and
+strings are written with lone surrogates escaped so no write fails on them.
 `repair` is the message to send back to the model, where the contract gives
 one. Requests that have no result are failures too ("no result"). Checks that
 compare the reply with the render state (`preserve`) need that state, which a
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -233,7 +239,7 @@ def collect(
     done = False
     try:
         with source:
-            for number, raw in lines(source):
+            for number, raw in _read(source, results):
                 counts["results"] += 1
                 custom_id: str | None = None
                 try:
@@ -266,8 +272,6 @@ def collect(
                 counts["missing"] += 1
                 counts["failures"] += 1
         done = True
-    except OSError as exc:
-        raise ConfigError(f"cannot read results file {results}: {exc.strerror}", code="PM011") from None
     finally:
         if not done:
             replies.discard()
@@ -275,6 +279,14 @@ def collect(
     replies.publish()
     failures.publish()
     return counts
+
+
+def _read(source: Any, results: Any) -> Iterator[tuple[int, bytes | Unreadable]]:
+    """The lines of the results file; a read error (not a write error of the loop) is PM011."""
+    try:
+        yield from lines(source)
+    except OSError as exc:
+        raise ConfigError(f"cannot read results file {results}: {exc.strerror}", code="PM011") from None
 
 
 def _line(raw: bytes | Unreadable, number: int) -> dict:
