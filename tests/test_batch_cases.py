@@ -3,7 +3,7 @@
 Batch: each input file `<case>.jsonl` / `<case>.parquet` has a `<case>.expect.json`:
 `rows`, the report's `[where, code or null, text in the message]` for every row in
 order, or `error`, `[code, text]` of the PM error that stops the run; `options` are
-`BatchRenderer`'s (`id_column` defaults to `id`) plus `max_line_bytes`.
+`BatchRenderer`'s (`id_column` defaults to `id`) plus `max_row_bytes`.
 
 Collect: each folder holds `results.jsonl` and `expect.json`: `provider`, `rows`
 (requests in the batch, default 4: `case-0`...), `replies` (custom ids in order),
@@ -54,9 +54,9 @@ def test_every_case_has_its_input_and_expectation():
 def test_batch_case(build, path):
     expect = _expect(path.with_name(path.name.split(".")[0] + ".expect.json"))
     options = {"id_column": "id"} | expect.get("options", {})
-    cap = options.pop("max_line_bytes", None)
+    cap = options.pop("max_row_bytes", None)
     renderer = BatchRenderer(build, ROLE, provider="openai", **options)
-    items = read_rows(path, **({"max_line_bytes": cap} if cap else {}))
+    items = read_rows(path, **({"max_row_bytes": cap} if cap else {}))
     if "error" in expect:
         code, text = expect["error"]
         with pytest.raises(PromptmillError) as info:
