@@ -4,8 +4,9 @@ Items are `(index, row, where)`: the 0-based row position, the row (a JSONL
 line as bytes, parsed by whoever renders it, or a dict from Parquet) and
 where it came from (`line 7`), for the report. Blank JSONL lines are skipped;
 a line longer than `max_row_bytes` is not read: its row is a
-`lines.Unreadable` (PM812), as is a line that does not decode from the
-UTF-16/UTF-32 its file's byte order mark names (PM870).
+`lines.Unreadable` (PM812), as is a Parquet row with more bytes of text and
+binary values, and a line that does not decode from the UTF-16/UTF-32 its
+file's byte order mark names (PM870).
 """
 
 from __future__ import annotations
