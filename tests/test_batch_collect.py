@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from batch_support import ROLE, compile_build, rows, write_jsonl
 from promptmill.batch import collect, run_batch
 from promptmill.cli.main import main
+from promptmill.core.errors import PromptmillError
 
 GOOD = 'Here it is:\n```json\n{"module": "parser.py", "culprit": "code", "explanation": "parse_list drops the last item."}\n```'
 BAD = "I think the parser is broken."
@@ -91,3 +92,35 @@ def test_an_anthropic_result_without_an_error_says_what_happened(build, tmp_path
     collect(path, batch)
     failure = next(f for f in _read(batch / "failures.jsonl") if f["custom_id"] == "case-0")
     assert failure["code"] == "PM873" and failure["reason"].endswith("the request expired")
+
+
+def test_cli_collect_a_damaged_batch_folder_is_a_pm_error_naming_file_and_line(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai")
+    path = write_jsonl(tmp_path / "results.jsonl", [_openai("case-0", GOOD)])
+    (batch / "summary.json").write_text('{\n "role": ', encoding="utf-8")
+    result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(batch), "--out", str(tmp_path / "c")])
+    assert result.exit_code == 1 and "error[PM879]" in result.output and "Traceback" not in result.output
+    assert "summary.json is not JSON" in result.output and "line 2 column 10" in result.output
+    assert not (tmp_path / "c" / "replies.jsonl").exists()
+    # a summary that names no role: the hint names what collect has (--batch, --build), not --role or --provider
+    (batch / "summary.json").write_text("{}", encoding="utf-8")
+    result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(batch)])
+    assert result.exit_code == 1 and "error[PM011]" in result.output and "names no role" in result.output
+    assert "--batch" in result.output and "--role" not in result.output and "--provider" not in result.output
+
+
+def test_every_failure_of_a_results_line_has_its_line_number(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai")
+    path = write_jsonl(tmp_path / "results.jsonl", [_openai("case-0", BAD), "[1]", _openai("case-1", GOOD)])
+    assert collect(path, batch)["replies"] == 1
+    assert [(f.get("line"), f["custom_id"]) for f in _read(batch / "failures.jsonl")] == [
+        (1, "case-0"), (2, None), (None, "case-2"), (None, "case-3")]
+
+
+def test_an_output_folder_that_cannot_be_made_is_pm014(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai")
+    path = write_jsonl(tmp_path / "results.jsonl", [_openai("case-0", GOOD)])
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    with pytest.raises(PromptmillError) as info:
+        collect(path, batch, out=tmp_path / "file" / "out")
+    assert info.value.code == "PM014" and "cannot create the output folder" in info.value.message

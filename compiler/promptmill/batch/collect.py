@@ -5,8 +5,13 @@ per line), matches each to a request of the batch folder by its custom id and
 runs the role's output contract (`parse_reply`) on the reply:
 
     replies.jsonl    {"custom_id", "data"}                      the validated reply data
-    failures.jsonl   {"custom_id", "code", "reason", "repair"}  why it cannot be used
+    failures.jsonl   {"custom_id", "line", "code", "reason", "repair"}  why it cannot be used
 
+`line` is the results line (absent for a request without a result); a line
+that cannot be read at all (not a JSON object, nested too deeply, longer
+than `lines.MAX_LINE_BYTES`, a custom id that is not a string, a response of
+the wrong shape) is a failure like any other, never the end of the run, and
+strings are written with lone surrogates escaped so no write fails on them.
 `repair` is the message to send back to the model, where the contract gives
 one. Requests that have no result are failures too ("no result"). Checks that
 compare the reply with the render state (`preserve`) need that state, which a
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -27,6 +33,7 @@ from ..runtime.engine import Runtime
 from ..runtime.reply import parse_reply
 from ..runtime.request import PromptRequest
 from . import formats
+from .lines import MAX_LINE_BYTES, Unreadable, json_object, lines
 from .shards import AtomicFile
 
 
@@ -36,57 +43,155 @@ class ResultError(PromptmillError):
     code = "PM873"
 
 
+class BatchFolderError(PromptmillError):
+    """The --batch folder's summary.json or a request file of it cannot be read (PM879)."""
+
+    code = "PM879"
+
+
 def read_result(line: dict) -> tuple[str | None, Any]:
-    """(custom id, the reply: text or tool-call arguments) of one results line; ResultError when it has none."""
-    if "custom_id" in line and "response" in line or "error" in line and "custom_id" in line:  # OpenAI
-        custom_id = line.get("custom_id")
+    """(custom id, the reply: text or tool-call arguments) of one results line; ResultError when it has none.
+
+    Every step into the line is checked: a response, message, content block or
+    part that is not an object, or text that is not a string, is a ResultError
+    naming where, never a TypeError."""
+    if "custom_id" in line and ("response" in line or "error" in line):  # OpenAI
+        custom_id = _id(line["custom_id"])
         if line.get("error"):
             raise ResultError(f"the provider reports an error: {_short(line['error'])}")
-        response = line.get("response") or {}
+        response = _dig(line, ("response",), dict, default={})
         if response.get("status_code") not in (None, 200):
-            raise ResultError(f"the request failed with HTTP {response.get('status_code')}: {_short(response.get('body'))}")
-        try:
-            message = response["body"]["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError):
-            raise ResultError("the response has no choices[0].message") from None
-        calls = message.get("tool_calls") or []
-        if not message.get("content") and calls:
-            return custom_id, calls[0]["function"]["arguments"]
-        return custom_id, message.get("content") or ""
+            raise ResultError(f"the request failed with HTTP {_short(response.get('status_code'))}: {_short(response.get('body'))}")
+        message = _dig(response, ("body", "choices", 0, "message"), dict, where="response")
+        content = _dig(message, ("content",), str, default="", where="response.body.choices[0].message")
+        calls = _dig(message, ("tool_calls",), list, default=[], where="response.body.choices[0].message")
+        if not content and calls:
+            arguments = _dig(calls, (0, "function", "arguments"), (str, dict), where="response.body.choices[0].message.tool_calls")
+            return custom_id, arguments
+        return custom_id, content
     if "custom_id" in line and "result" in line:  # Anthropic
-        result = line["result"] or {}
+        custom_id = _id(line["custom_id"])
+        result = _dig(line, ("result",), dict, default={})
         if result.get("type") != "succeeded":
             error = result.get("error")
-            raise ResultError(f"the request {result.get('type')}" + (f": {_short(error)}" if error else ""))
-        blocks = (result.get("message") or {}).get("content") or []
-        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-        tools = [b["input"] for b in blocks if b.get("type") == "tool_use"]
-        return line["custom_id"], tools[0] if tools and not text.strip() else text
+            raise ResultError(f"the request {_short(result.get('type'))}" + (f": {_short(error)}" if error else ""))
+        blocks = _dig(result, ("message", "content"), list, default=[], where="result")
+        text, tools = "", []
+        for i, block in enumerate(blocks):
+            block = _dig(blocks, (i,), dict, where="result.message.content")
+            if block.get("type") == "text":
+                text += _dig(block, ("text",), str, default="", where=f"result.message.content[{i}]")
+            elif block.get("type") == "tool_use":
+                tools.append(_dig(block, ("input",), dict, where=f"result.message.content[{i}]"))
+        return custom_id, tools[0] if tools and not text.strip() else text
     if "key" in line:  # Gemini
+        custom_id = _id(line["key"])
         if line.get("error") or "response" not in line:
             raise ResultError(f"the provider reports an error: {_short(line.get('error'))}")
-        try:
-            parts = line["response"]["candidates"][0]["content"]["parts"]
-        except (KeyError, IndexError, TypeError):
-            raise ResultError("the response has no candidates[0].content.parts") from None
-        text = "".join(p.get("text", "") for p in parts)
-        calls = [p["functionCall"].get("args", {}) for p in parts if "functionCall" in p]
-        return line["key"], calls[0] if calls and not text.strip() else text
+        parts = _dig(line, ("response", "candidates", 0, "content", "parts"), list)
+        text, calls = "", []
+        for i, part in enumerate(parts):
+            where = f"response.candidates[0].content.parts[{i}]"
+            part = _dig(parts, (i,), dict, where="response.candidates[0].content.parts")
+            text += _dig(part, ("text",), str, default="", where=where)
+            if "functionCall" in part:
+                calls.append(_dig(part, ("functionCall", "args"), dict, default={}, where=where))
+        return custom_id, calls[0] if calls and not text.strip() else text
     raise ResultError("not a results line of OpenAI, Anthropic or Gemini (no custom_id or key)")
 
 
+_MISSING = object()
+_KINDS = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
+
+
+def _kind(value: Any) -> str:
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def _dig(value: Any, path: tuple, want: type | tuple[type, ...], *, default: Any = _MISSING, where: str = "") -> Any:
+    """`value[path[0]][path[1]]...`, which must be a `want`; ResultError naming the step that is missing or of the wrong kind.
+    A missing or null last step gives `default` when there is one."""
+    shown = where
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(value, list):
+                raise ResultError(f"{shown or 'the line'} is {_kind(value)}, not a list")
+            if step >= len(value):
+                raise ResultError(f"{shown or 'the line'} has no item {step}")
+            value, shown = value[step], f"{shown}[{step}]"
+        else:
+            if not isinstance(value, dict):
+                raise ResultError(f"{shown or 'the line'} is {_kind(value)}, not an object")
+            if value.get(step) is None and default is not _MISSING and step == path[-1]:
+                return default
+            if step not in value:
+                raise ResultError(f"{shown or 'the line'} has no {step!r}")
+            value, shown = value[step], f"{shown}.{step}" if shown else step
+    if not isinstance(value, want):
+        kinds = " or ".join(_KINDS[t] for t in (want if isinstance(want, tuple) else (want,)))
+        raise ResultError(f"{shown} is {_kind(value)}, not {kinds}")
+    return value
+
+
+def _id(value: Any, number: int | None = None) -> str:
+    if not isinstance(value, str):
+        raise ResultError(("" if number is None else f"line {number}: ") + f"the custom id is {_kind(value)}, not a string")
+    return value
+
+
 def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except (RecursionError, ValueError):
+        text = f"({_kind(value)} nested too deeply to show)"
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _dumps(data: dict) -> bytes:
+    """One JSONL line that cannot fail to encode: a lone surrogate in a string is written as its JSON escape."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _summary(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_LINE_BYTES + 1)
+    except OSError as exc:
+        raise BatchFolderError(f"cannot read {path}: {exc.strerror}") from None
+    if len(raw) > MAX_LINE_BYTES:
+        raise BatchFolderError(f"{path} is larger than {MAX_LINE_BYTES:,} bytes; it is not a summary promptmill wrote")
+    summary, why = json_object(raw, str(path))
+    if summary is None:
+        raise BatchFolderError(str(why), hint="pass the folder `promptmill batch` wrote, unchanged")
+    for key in ("role", "provider", "build"):
+        if summary.get(key) is not None and not isinstance(summary[key], str):
+            raise BatchFolderError(f"{path}: '{key}' is {_kind(summary[key])}, not a string",
+                                   hint="pass the folder `promptmill batch` wrote, unchanged")
+    return summary
 
 
 def _request_ids(folder: Path) -> dict[str, None]:
     ids: dict[str, None] = {}
     for path in sorted(folder.glob("requests-[0-9][0-9][0-9][0-9][0-9].jsonl")):
-        with path.open("rb") as f:
-            for raw in f:
-                line = json.loads(raw)
-                ids[line.get("custom_id", line.get("key"))] = None
+        try:
+            with path.open("rb") as f:
+                for number, raw in lines(f):
+                    where = f"{path}:{number}"
+                    if isinstance(raw, Unreadable):
+                        raise BatchFolderError(f"{where}: {raw.message}")
+                    line, why = json_object(raw, where)
+                    if line is None:
+                        raise BatchFolderError(str(why), hint="pass the folder `promptmill batch` wrote, unchanged")
+                    custom_id = line.get("custom_id", line.get("key"))
+                    if not isinstance(custom_id, str):
+                        raise BatchFolderError(f"{where}: the custom id is {_kind(custom_id)}, not a string",
+                                               hint="pass the folder `promptmill batch` wrote, unchanged")
+                    ids[custom_id] = None
+        except OSError as exc:
+            raise BatchFolderError(f"cannot read {path}: {exc.strerror}") from None
     return ids
 
 
@@ -106,61 +211,64 @@ def collect(
     """
     folder = Path(batch)
     summary_path = folder / "summary.json"
-    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+    summary = _summary(summary_path)
     role = role or summary.get("role")
     provider = provider or summary.get("provider")
     build = build or summary.get("build")
     if not role or not build or provider not in formats.PROVIDERS:
-        raise ConfigError(f"{summary_path} is missing; cannot tell the role, provider and build of this batch", code="PM011",
-                          hint="pass the folder `promptmill batch` wrote, or --role, --provider and --build")
+        missing = "names no role, provider or build" if summary_path.is_file() else "is missing"
+        raise ConfigError(f"{summary_path} {missing}; cannot tell the role, provider and build of this batch", code="PM011",
+                          hint="pass --batch the folder `promptmill batch` wrote, with its summary.json"
+                               " (from Python: collect(..., role=, provider=, build=))")
     bundle = Runtime.load(build).bundle(role)
     # parse_reply reads only these four fields of a request
     req = cast(PromptRequest, SimpleNamespace(role=role, output=bundle.output, provider=provider, state=None))
     requests = _request_ids(folder)
     answered: set[str] = set()
     target = Path(out) if out is not None else folder
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the output folder {target}: {exc.strerror}", code="PM014") from None
+    try:
+        source = Path(results).open("rb")
+    except OSError as exc:
+        raise ConfigError(f"cannot read results file {results}: {exc.strerror}", code="PM011") from None
     replies, failures = AtomicFile(target / "replies.jsonl"), AtomicFile(target / "failures.jsonl")
     counts = {"results": 0, "replies": 0, "failures": 0, "missing": 0}
     done = False
     try:
-        try:
-            source = Path(results).open("rb")
-        except OSError as exc:
-            raise ConfigError(f"cannot read results file {results}: {exc.strerror}", code="PM011") from None
         with source:
-            for number, raw in enumerate(source, 1):
-                if not raw.strip():
-                    continue
+            for number, raw in _read(source, results):
                 counts["results"] += 1
-                custom_id = None
+                custom_id: str | None = None
                 try:
-                    try:
-                        line = json.loads(raw)
-                    except ValueError as exc:
-                        raise ResultError(f"line {number} is not JSON: {exc}") from None
-                    if not isinstance(line, dict):
-                        raise ResultError(f"line {number} is not a JSON object")
-                    custom_id = line.get("custom_id", line.get("key"))
+                    line = _line(raw, number)
+                    custom_id = _id(line.get("custom_id", line.get("key")), number)
                     if custom_id not in requests:
-                        raise ResultError(f"line {number}: custom id {custom_id!r} matches no request of {folder}")
+                        raise ResultError(f"line {number}: custom id {_short(repr(custom_id), 80)} matches no request of {folder}")
                     if custom_id in answered:
                         raise ResultError(f"line {number}: a second result for custom id {custom_id!r}")
                     answered.add(custom_id)
-                    custom_id, reply = read_result(line)
+                    _, reply = read_result(line)
                     data = parse_reply(req, reply)
-                except PromptmillError as exc:
-                    record = {"custom_id": custom_id, "code": exc.code, "reason": exc.message}
-                    if isinstance(exc, ReplyError):
-                        record["repair"] = exc.repair_message()
-                    failures.write(formats.dumps(record))
+                except RecursionError:
+                    failures.write(_dumps({"custom_id": custom_id, "line": number, "code": "PM873",
+                                           "reason": f"line {number}: the reply is nested too deeply to check"}))
                     counts["failures"] += 1
                     continue
-                replies.write(formats.dumps({"custom_id": custom_id, "data": data}))
+                except PromptmillError as exc:
+                    record: dict[str, Any] = {"custom_id": custom_id, "line": number, "code": exc.code, "reason": exc.message}
+                    if isinstance(exc, ReplyError):
+                        record["repair"] = exc.repair_message()
+                    failures.write(_dumps(record))
+                    counts["failures"] += 1
+                    continue
+                replies.write(_dumps({"custom_id": custom_id, "data": data}))
                 counts["replies"] += 1
         for custom_id in requests:
             if custom_id not in answered:
-                failures.write(formats.dumps({"custom_id": custom_id, "code": "PM873", "reason": "no result for this request"}))
+                failures.write(_dumps({"custom_id": custom_id, "code": "PM873", "reason": "no result for this request"}))
                 counts["missing"] += 1
                 counts["failures"] += 1
         done = True
@@ -171,3 +279,20 @@ def collect(
     replies.publish()
     failures.publish()
     return counts
+
+
+def _read(source: Any, results: Any) -> Iterator[tuple[int, bytes | Unreadable]]:
+    """The lines of the results file; a read error (not a write error of the loop) is PM011."""
+    try:
+        yield from lines(source)
+    except OSError as exc:
+        raise ConfigError(f"cannot read results file {results}: {exc.strerror}", code="PM011") from None
+
+
+def _line(raw: bytes | Unreadable, number: int) -> dict:
+    if isinstance(raw, Unreadable):
+        raise ResultError(f"line {number}: {raw.message}")
+    line, why = json_object(raw, f"line {number}")
+    if line is None:
+        raise ResultError(str(why))
+    return line

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 from ..core.errors import ConfigError, PromptmillError
 from ..runtime.engine import Runtime
 from . import formats, ids
+from .lines import Unreadable
 
 OUTPUT_COLUMNS = ("custom_id", "ok", "code", "message", "tokens", "payload", "request")
 
@@ -162,6 +163,8 @@ class BatchRenderer:
         start = time.perf_counter()
         custom_id = ids.generated(index) if self.id_column is None and index >= 0 else None
         try:
+            if isinstance(row, Unreadable):
+                raise RowError(row.message, code=row.code)
             if isinstance(row, bytes | str):
                 try:
                     row = json.loads(row)

@@ -176,6 +176,7 @@ CODES: dict[str, Code] = {
         "error",
         "a batch output file cannot be created or written (disk full, file size limit, permissions); no partial file is left",
     ),
+    "PM879": Code("batch-folder-invalid", "error", "the --batch folder's summary.json or a request file of it cannot be read"),
 }
 
 
