@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from promptmill.cli.livepreview import STATUS_MARK, LivePreview
-from promptmill.cli.watch import Watcher
+from promptmill.watch import Watcher
 from promptmill.compiling.api import Workspace
 
 CASES = Path(__file__).parent / "cases" / "render"

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import promptmill
 from promptmill.cli.livepreview import LivePreview
 from promptmill.cli.main import main
-from promptmill.cli.watch import Watcher
+from promptmill.watch import Watcher
 from promptmill.compiling.api import Workspace, build_in_memory
 from promptmill.compiling.which import which
 from promptmill.core.errors import CompileError

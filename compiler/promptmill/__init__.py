@@ -26,8 +26,7 @@ from .core.errors import (
     TokenizerError,
     UnknownRoleError,
 )
-
-__version__ = "0.1.0"
+from .core.version import __version__
 
 __all__ = [
     "__version__",

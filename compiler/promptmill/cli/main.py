@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import __version__
+from ..core.version import __version__
 from ..core.errors import CompileError, PromptmillError
 from ..runtime.wire import PROVIDERS
 
@@ -294,7 +294,7 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
     from ..core.errors import ConfigError
     from ..source.statefile import STDIN
     from .livepreview import LivePreview
-    from .watch import Watcher
+    from ..watch import Watcher
 
     if state_file == STDIN:
         raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",

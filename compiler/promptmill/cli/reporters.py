@@ -164,7 +164,7 @@ def _artifact_uri(file: str) -> dict[str, str]:
 
 
 def _sarif(diags: list[Diagnostic], files_checked: int | None, color: bool) -> str:
-    from .. import __version__
+    from ..core.version import __version__
 
     codes = sorted({d.code for d in diags})
     index = {code: i for i, code in enumerate(codes)}

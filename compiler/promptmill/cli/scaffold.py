@@ -21,7 +21,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from .. import __version__
+from ..core.version import __version__
 from ..core.errors import ScaffoldError
 from ..source.schemacheck import SCHEMA_NAMES, schema_text
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from ..core.version import __version__
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
+from ..core.version import __version__
 from ..compose.budgets import effective_budget
 from ..compose.constraints import compile_rules
 from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..cli.watch import Watcher
+from ..watch import Watcher
 
 # promptmill internals this module uses (kept together for the subpackage move)
 from ..core.errors import ConfigError
