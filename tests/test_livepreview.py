@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from promptmill.cli.livepreview import STATUS_MARK, LivePreview
-from promptmill.watch import Watcher
 from promptmill.compiling.api import Workspace
+from promptmill.watch import Watcher
 
 CASES = Path(__file__).parent / "cases" / "render"
 TIMEOUT = 15.0

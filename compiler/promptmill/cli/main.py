@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.version import __version__
 from ..core.errors import CompileError, PromptmillError
+from ..core.version import __version__
 from ..runtime.wire import PROVIDERS
 
 if TYPE_CHECKING:
@@ -293,8 +293,8 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
     from ..compiling.api import Workspace
     from ..core.errors import ConfigError
     from ..source.statefile import STDIN
-    from .livepreview import LivePreview
     from ..watch import Watcher
+    from .livepreview import LivePreview
 
     if state_file == STDIN:
         raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.version import __version__
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from ..core.errors import BuildError, CompileError
+from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
 from ..source.loader import discover, invisible_characters, load_file
 from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
@@ -226,7 +226,7 @@ def _with_parent_choice(
     """`bundle` with every `extends_when` candidate compiled (see promptmill.compose.extends.candidate_roles):
     a diagnostic of any candidate chain fails the role, each reported once."""
     from ..compose.extends import candidate_roles
-    from ..lints.condlint import check_condition
+    from ..lints.conditions import check_condition
     from ..runtime.bundle import ParentChoice, SourceRef
 
     found = list(diags)

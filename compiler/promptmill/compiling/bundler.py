@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.version import __version__
 from ..compose.budgets import effective_budget
 from ..compose.constraints import compile_rules
 from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text
@@ -38,14 +37,15 @@ from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
-from ..lints.budgetlint import static_over_budget
-from ..lints.cachelint import cache_lint
-from ..lints.condlint import lint_conditions
-from ..lints.inputlint import unused_inputs
-from ..lints.jinjacheck import check_template, render_static
-from ..lints.keylint import Binding, item_binding, order_key_diagnostics, undeclared_keys
-from ..lints.literallint import literal_jinja
-from ..lints.markuplint import markup_diagnostics
+from ..core.version import __version__
+from ..lints.budget import static_over_budget
+from ..lints.cache import cache_lint
+from ..lints.conditions import lint_conditions
+from ..lints.inputs import unused_inputs
+from ..lints.keys import Binding, item_binding, order_key_diagnostics, undeclared_keys
+from ..lints.literals import literal_jinja
+from ..lints.markup import markup_diagnostics
+from ..lints.templates import check_template, render_static
 from ..runtime import conditions
 from ..runtime.bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
 from ..runtime.counting import Counter

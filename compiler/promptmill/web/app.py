@@ -32,11 +32,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..watch import Watcher
-
 # promptmill internals this module uses (kept together for the subpackage move)
 from ..core.errors import ConfigError
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
+from ..watch import Watcher
 from .guard import refusal
 from .session import Session
 
