@@ -14,9 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
+from promptmill import Workspace
 from promptmill.cli.livepreview import LivePreview
 from promptmill.cli.main import main
-from promptmill.compiling.api import Workspace, build_in_memory
+from promptmill.compiling.api import build_in_memory
 from promptmill.compiling.which import which
 from promptmill.core.errors import CompileError
 from promptmill.watch import Watcher

@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .compiling.api import Workspace
+    from .compiling.workspace import Workspace
     from .runtime.engine import Runtime
     from .runtime.request import PromptRequest
 
@@ -59,7 +59,7 @@ _LAZY = {
     "PromptRequest": ("runtime.request", "PromptRequest"),
     "compile": ("compiling.api", "compile"),
     "lint": ("compiling.api", "lint"),
-    "Workspace": ("compiling.api", "Workspace"),
+    "Workspace": ("compiling.workspace", "Workspace"),
 }
 
 

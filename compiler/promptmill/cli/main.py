@@ -290,7 +290,7 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
 
     A broken edit shows its diagnostics and the watcher keeps going; Ctrl-C stops it.
     """
-    from ..compiling.api import Workspace
+    from ..compiling.workspace import Workspace
     from ..core.errors import ConfigError
     from ..source.statefile import STDIN
     from ..watch import Watcher
