@@ -2,7 +2,7 @@
 
 - `session.py`: the project kept in memory (recompiled on every save through
   `api.Workspace`), and the render, payload and compare data the page shows;
-- `guard.py`: which requests may be answered (loopback Host and Origin only);
+- `origin.py`: which requests may be answered (loopback Host and Origin only);
 - `app.py`: the HTTP server (standard library), its routes, server-sent events
   from the file watcher, and `serve()` behind the CLI command;
 - `static/`: the page itself (plain HTML, CSS and JavaScript, no build step).

@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..core.errors import ConfigError
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
 from ..watch import Watcher
-from .guard import refusal
+from .origin import refusal
 from .session import Session
 
 HOST = "127.0.0.1"
