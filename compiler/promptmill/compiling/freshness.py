@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from ..compose.budgets import effective_budget
+from ..compose.budgets import effective_tokenizer
 from ..compose.resolve import ComposedRole, Index
 from ..core.errors import BuildError
 from ..core.version import __version__
@@ -54,7 +54,7 @@ def dependency_hash(composed: ComposedRole, index: Index, project: Project) -> s
             return None
         deps.add((t.source_file, t.doc.sha256))
     # the tokenizer is part of the hash; resolve it the way the compiler does
-    _, tokenizer, _, _ = effective_budget(composed, project)
+    tokenizer, _, _ = effective_tokenizer(composed, project)
     return source_hash(sorted(deps), tokenizer_identity(tokenizer or DEFAULT_TOKENIZER, project))
 
 
