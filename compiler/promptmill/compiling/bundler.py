@@ -7,6 +7,10 @@ undeclared variables, sandbox rules) and kept as Jinja source, with a fast plan
 when they are pure substitutions. Stability and message roles are inferred:
 the leading run of stable sections is the cacheable prefix and goes to the
 system message unless a section says otherwise.
+
+`compile_role` resolves the output contract, assembles the sections (one
+function per section source, `SECTION_SOURCES`), runs the role-level lint
+passes (`lints/passes.py`) on the result, and builds the bundle.
 """
 
 from __future__ import annotations
