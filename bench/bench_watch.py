@@ -88,7 +88,8 @@ def run_scenario(name: str, saves: int, save, screen: Screen) -> tuple[list[floa
 
 def incremental_ratio(root: Path, role: Path, runs: int = 7) -> tuple[float, float]:
     """(ms of a compile from scratch, ms of a Workspace refresh after one role edit), medians."""
-    from promptmill.compiling.api import Workspace, build_in_memory
+    from promptmill import Workspace
+    from promptmill.compiling.api import build_in_memory
 
     scratch, refresh = [], []
     ws = Workspace(root)

@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from genproject import make_project, role_file  # noqa: E402
+from promptmill import Workspace  # noqa: E402
 from promptmill.cli.livepreview import LivePreview  # noqa: E402
-from promptmill.cli.watch import Watcher  # noqa: E402
-from promptmill.compiling.api import Workspace  # noqa: E402
+from promptmill.watch import Watcher  # noqa: E402
 
 ROLE = "agent-007"
 

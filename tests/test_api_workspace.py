@@ -1,4 +1,4 @@
-"""`promptmill.compiling.api.Workspace`: in-memory recompiles that redo only what an edit touched.
+"""`promptmill.Workspace` (compiling/workspace.py): in-memory recompiles that redo only what an edit touched.
 
 The property that matters: after any sequence of edits, a refresh gives the
 same bundles and diagnostics as compiling from scratch.
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.compiling.api import Workspace, build_in_memory, lint
+from promptmill import Workspace
+from promptmill.compiling.api import build_in_memory, lint
 from promptmill.core.errors import CompileError
 
 CASES = Path(__file__).parent / "cases" / "render"
@@ -206,7 +207,7 @@ def test_lint_and_compile_are_unaffected(project):
 
 def test_workspace_is_exported_lazily():
     import promptmill
-    from promptmill.compiling.api import Workspace
+    from promptmill import Workspace
 
     assert promptmill.Workspace is Workspace
 

@@ -21,7 +21,7 @@ from promptmill.compiling.api import build_in_memory, load_project
 from promptmill.compiling.which import which
 from promptmill.compose.extends import MAX_CHAIN, merge_inputs
 from promptmill.compose.resolve import Composer
-from promptmill.lints.condlint import schema_at, value_problem
+from promptmill.lints.conditions import schema_at, value_problem
 from promptmill.runtime import conditions
 from promptmill.source.loader import load_data_file
 

@@ -11,9 +11,9 @@ import threading
 import time
 from pathlib import Path
 
+from promptmill import Workspace
 from promptmill.cli.livepreview import STATUS_MARK, LivePreview
-from promptmill.cli.watch import Watcher
-from promptmill.compiling.api import Workspace
+from promptmill.watch import Watcher
 
 CASES = Path(__file__).parent / "cases" / "render"
 TIMEOUT = 15.0

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from promptmill.source import loader
-from promptmill.source.loader import DEFAULT_LIMITS, Limits, load_file, load_text
+from promptmill.source.loader import DEFAULT_LIMITS, LoadLimits, load_file, load_text
 from promptmill.source.yamlbuild import CParser, make_parser
 
 CASES = pathlib.Path(__file__).parent / "cases" / "loader"
@@ -40,7 +40,7 @@ def expectation(path: pathlib.Path) -> tuple[str, tuple[int, int] | None]:
     return code, (int(match.group(2)), int(match.group(3)))
 
 
-def load_with(source: str | bytes, file: str, backend: str, limits: Limits = DEFAULT_LIMITS):
+def load_with(source: str | bytes, file: str, backend: str, limits: LoadLimits = DEFAULT_LIMITS):
     return loader._load(source, file, limits, backend)
 
 
@@ -138,7 +138,7 @@ def test_50_mb_file_is_refused_from_its_size(tmp_path: pathlib.Path):
 
 @pytest.mark.parametrize("source", [b"a: 1\n" * 30, "a: 1\n" * 30, "é: 1\n" * 18])
 def test_text_over_the_byte_limit_is_refused(source):
-    assert_refused(load_text(source, "t.yaml", Limits(max_file_bytes=100)), "PM105")
+    assert_refused(load_text(source, "t.yaml", LoadLimits(max_file_bytes=100)), "PM105")
 
 
 def test_one_megabyte_line_is_refused(tmp_path: pathlib.Path):
@@ -213,16 +213,16 @@ def test_larger_alias_bomb_stops_at_the_node_limit(backend: str):
 def test_flat_list_over_the_node_limit(backend: str):
     text = "- 1\n" * 25_000
     assert_refused(
-        load_with(text, "t.yaml", backend, Limits(max_nodes=20_000)), "PM111", (20_000, 3)
+        load_with(text, "t.yaml", backend, LoadLimits(max_nodes=20_000)), "PM111", (20_000, 3)
     )
 
 
 def test_limits_are_configurable():
     text = "a: &a 1\nb: [*a, *a, *a]\n"
-    assert_refused(load_text(text, "t.yaml", Limits(max_aliases=2)), "PM107", (2, 13))
-    assert_refused(load_text(text, "t.yaml", Limits(max_nodes=6)), "PM111", (2, 9))
-    assert_refused(load_text("a: [[1]]\n", "t.yaml", Limits(max_depth=2)), "PM108", (1, 5))
-    assert_refused(load_text("a: 1\nbb: 22\n", "t.yaml", Limits(max_line_chars=5)), "PM112", (2, 6))
+    assert_refused(load_text(text, "t.yaml", LoadLimits(max_aliases=2)), "PM107", (2, 13))
+    assert_refused(load_text(text, "t.yaml", LoadLimits(max_nodes=6)), "PM111", (2, 9))
+    assert_refused(load_text("a: [[1]]\n", "t.yaml", LoadLimits(max_depth=2)), "PM108", (1, 5))
+    assert_refused(load_text("a: 1\nbb: 22\n", "t.yaml", LoadLimits(max_line_chars=5)), "PM112", (2, 6))
 
 
 # -- load_file edges -------------------------------------------------------------
@@ -258,6 +258,6 @@ def test_display_name_defaults_to_the_posix_path(tmp_path: pathlib.Path):
 def test_size_is_enforced_while_reading_when_stat_says_zero():
     assert os.stat("/proc/self/status").st_size == 0  # procfs claims empty files
     diags = assert_refused(
-        load_file("/proc/self/status", limits=Limits(max_file_bytes=100)), "PM105"
+        load_file("/proc/self/status", limits=LoadLimits(max_file_bytes=100)), "PM105"
     )
     assert "larger than the limit of 100 bytes" in diags[0].message

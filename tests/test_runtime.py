@@ -175,7 +175,7 @@ def test_runtime_imports_no_compile_machinery():
         "state = {'task_state': 'goal: x', 'subtask': {'id': 'a', 'description': 'b'}}\n"
         "rt.render('executor', state, provider='text').to_text()\n"
         "bad = [m for m in ('yaml', 'click', 'watchdog', 'promptmill.source.loader', 'promptmill.source.schemacheck',\n"
-        "       'promptmill.compiling.bundler', 'promptmill.lints.jinjacheck', 'promptmill.compiling.api',\n"
+        "       'promptmill.compiling.bundler', 'promptmill.lints.templates', 'promptmill.compiling.api',\n"
         "       'promptmill.cli.main') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )

@@ -16,7 +16,7 @@ import yaml
 
 from promptmill.core.diagnostics import Position
 from promptmill.core.errors import RenderError
-from promptmill.lints.jinjacheck import check_template
+from promptmill.lints.templates import check_template
 from promptmill.runtime.jinja.sandbox import (
     FILTERS,
     TESTS,

@@ -22,7 +22,8 @@ from click.testing import CliRunner
 import promptmill
 from promptmill.cli.main import main
 from promptmill.cli.scaffold import ROLE, SCHEMA_DIR, STATE, init, scaffold_files
-from promptmill.source.schemacheck import SCHEMA_NAMES, TEMPLATE_KINDS, schema_text
+from promptmill.core.choices import TEMPLATE_KINDS
+from promptmill.source.schemacheck import SCHEMA_NAMES, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(promptmill.__file__).resolve().parent

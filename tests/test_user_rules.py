@@ -14,12 +14,13 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
+from promptmill import Workspace
 from promptmill.cli.livepreview import LivePreview
 from promptmill.cli.main import main
-from promptmill.cli.watch import Watcher
-from promptmill.compiling.api import Workspace, build_in_memory
+from promptmill.compiling.api import build_in_memory
 from promptmill.compiling.which import which
 from promptmill.core.errors import CompileError
+from promptmill.watch import Watcher
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

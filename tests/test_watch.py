@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.cli.watch import Watcher, watch
+from promptmill.watch import Watcher, watch
 
 TIMEOUT = 10.0
 

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from promptmill.cli.main import main
-from promptmill.web.guard import host_ok, origin_ok
+from promptmill.web.origin import host_ok, origin_ok
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -4,13 +4,15 @@ Prompt authors write YAML templates; `promptmill.compile()` validates them and
 writes section bundles to a build folder; `promptmill.load()` reads a build once
 and `Runtime.render()` fills a role with live state under an exact token budget.
 
-Importing this package is cheap: the compile-time machinery (YAML loader,
-template validation, Jinja checks) is imported only when `compile` or `lint`
-is called, and never by the runtime.
+Every public name is importable from here (the README's "Public and internal
+module paths"). Importing this package is cheap: the errors and the version are
+imported now, every other name on first use, so the runtime never loads the
+compile-time machinery (YAML loader, template validation, Jinja checks, click).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from .core.errors import (
@@ -26,8 +28,55 @@ from .core.errors import (
     TokenizerError,
     UnknownRoleError,
 )
+from .core.version import __version__
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # pragma: no cover
+    from .batch.collect import read_result
+    from .cli.preview import event_line, pretty, request_data
+    from .cli.scaffold import init
+    from .compiling.api import CompileResult, LintResult, build_in_memory, compile, lint
+    from .compiling.porting import port_format
+    from .compiling.which import format_which, which
+    from .compiling.workspace import Workspace
+    from .compiling.writer import build_lock
+    from .runtime.engine import Runtime
+    from .runtime.renderers.gemini import genai_kwargs
+    from .runtime.reply import parse_reply
+    from .runtime.request import PromptRequest
+    from .runtime.tokenizers import get_tokenizer
+    from .source.loader import load_data_file
+    from .source.statefile import read_state
+    from .watch import Watcher
+
+# public name -> (module under promptmill, attribute): imported on first use
+_LAZY = {
+    # render
+    "Runtime": ("runtime.engine", "Runtime"),
+    "PromptRequest": ("runtime.request", "PromptRequest"),
+    "parse_reply": ("runtime.reply", "parse_reply"),
+    "get_tokenizer": ("runtime.tokenizers", "get_tokenizer"),
+    "genai_kwargs": ("runtime.renderers.gemini", "genai_kwargs"),
+    "read_state": ("source.statefile", "read_state"),
+    "load_data_file": ("source.loader", "load_data_file"),
+    # compile
+    "compile": ("compiling.api", "compile"),
+    "lint": ("compiling.api", "lint"),
+    "build_in_memory": ("compiling.api", "build_in_memory"),
+    "CompileResult": ("compiling.api", "CompileResult"),
+    "LintResult": ("compiling.api", "LintResult"),
+    "Workspace": ("compiling.workspace", "Workspace"),
+    "build_lock": ("compiling.writer", "build_lock"),
+    "which": ("compiling.which", "which"),
+    "format_which": ("compiling.which", "format_which"),
+    "port_format": ("compiling.porting", "port_format"),
+    # tools around them
+    "init": ("cli.scaffold", "init"),
+    "pretty": ("cli.preview", "pretty"),
+    "request_data": ("cli.preview", "request_data"),
+    "event_line": ("cli.preview", "event_line"),
+    "Watcher": ("watch", "Watcher"),
+    "read_result": ("batch.collect", "read_result"),
+}
 
 __all__ = [
     "__version__",
@@ -42,26 +91,31 @@ __all__ = [
     "StateError",
     "TokenizerError",
     "UnknownRoleError",
-    "compile",
-    "lint",
     "load",
     "Runtime",
     "PromptRequest",
+    "parse_reply",
+    "get_tokenizer",
+    "genai_kwargs",
+    "read_state",
+    "load_data_file",
+    "compile",
+    "lint",
+    "build_in_memory",
+    "CompileResult",
+    "LintResult",
     "Workspace",
+    "build_lock",
+    "which",
+    "format_which",
+    "port_format",
+    "init",
+    "pretty",
+    "request_data",
+    "event_line",
+    "Watcher",
+    "read_result",
 ]
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .compiling.api import Workspace
-    from .runtime.engine import Runtime
-    from .runtime.request import PromptRequest
-
-_LAZY = {
-    "Runtime": ("runtime.engine", "Runtime"),
-    "PromptRequest": ("runtime.request", "PromptRequest"),
-    "compile": ("compiling.api", "compile"),
-    "lint": ("compiling.api", "lint"),
-    "Workspace": ("compiling.api", "Workspace"),
-}
 
 
 def load(build_dir: Any = "build", **options: Any) -> Runtime:
@@ -78,9 +132,11 @@ def __getattr__(name: str) -> Any:
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'promptmill' has no attribute {name!r}")
-    import importlib
-
     module = importlib.import_module(f".{target[0]}", __name__)
     value = getattr(module, target[1])
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..compiling.api import Workspace
+from ..compiling.workspace import Workspace
 from ..core.errors import PromptmillError
 from .preview import pretty
 

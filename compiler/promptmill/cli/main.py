@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import __version__
+from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
+from ..core.version import __version__
 from ..runtime.wire import PROVIDERS
+from .reporters import FORMATS
 
 if TYPE_CHECKING:
     from ..runtime.engine import Runtime
     from ..runtime.request import PromptRequest
 
-FORMATS = ("text", "json", "github", "sarif")
 PAYLOAD_FORMATS = tuple(p for p in PROVIDERS if p != "text")  # --format <provider> prints that payload
 RENDER_FORMATS = ("pretty", "text", "json", *PAYLOAD_FORMATS)
-SCHEMAS = ("role", "constraints", "output", "fragment", "project", "bundle", "manifest")
 EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
 
@@ -209,7 +209,7 @@ def compile(path: str, output: str | None, check: bool, force: bool) -> None:  #
 
 
 @main.command()
-@click.argument("kind", type=click.Choice(SCHEMAS), required=False)
+@click.argument("kind", type=click.Choice(SCHEMA_NAMES), required=False)
 @click.option(
     "--write", "folder", type=click.Path(file_okay=False), help="Write every schema into this folder instead (e.g. .promptmill/schemas)."
 )
@@ -287,7 +287,7 @@ def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool
 @click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for (default: the role's; implied by provider formats).")
 @click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
 @click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
-@click.option("--event", type=click.Choice(("start", "continue")), default="start", show_default=True)
+@click.option("--event", type=click.Choice(EVENTS), default="start", show_default=True)
 @handled
 def render(
     role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str
@@ -317,7 +317,7 @@ def render(
 @main.command()
 @click.argument("template_id", metavar="ID")
 @click.argument("path", default=".", type=click.Path())
-@click.option("--kind", type=click.Choice(("role", "constraints", "output", "fragment")), help="Only this kind.")
+@click.option("--kind", type=click.Choice(TEMPLATE_KINDS), help="Only this kind.")
 @handled
 def which(template_id: str, path: str, kind: str | None) -> None:
     """Show where ID resolves along the search path, and what it shadows."""
@@ -363,11 +363,11 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
 
     A broken edit shows its diagnostics and the watcher keeps going; Ctrl-C stops it.
     """
-    from ..compiling.api import Workspace
+    from ..compiling.workspace import Workspace
     from ..core.errors import ConfigError
     from ..source.statefile import STDIN
+    from ..watch import Watcher
     from .livepreview import LivePreview
-    from .watch import Watcher
 
     if state_file == STDIN:
         raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",

@@ -21,8 +21,6 @@ from typing import Any, TextIO
 from ..core.codes import CODES
 from ..core.diagnostics import Diagnostic, sort_diagnostics
 
-FORMATS: tuple[str, ...] = ("text", "json", "github", "sarif")
-
 HELP_URI = "https://github.com/promptmill/promptmill/blob/main/docs/errors.md#{anchor}"
 INFORMATION_URI = "https://github.com/promptmill/promptmill"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -42,15 +40,9 @@ def report(
     files_checked: int | None = None,
 ) -> None:
     """Write `diagnostics` to `stream` in format `fmt` (one of FORMATS)."""
-    writers: dict[str, Callable[[list[Diagnostic], int | None, bool], str]] = {
-        "text": _text,
-        "json": _json,
-        "github": _github,
-        "sarif": _sarif,
-    }
-    if fmt not in writers:
+    if fmt not in WRITERS:
         raise ValueError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    stream.write(writers[fmt](sort_diagnostics(diagnostics), files_checked, color))
+    stream.write(WRITERS[fmt](sort_diagnostics(diagnostics), files_checked, color))
 
 
 def _counts(diags: Sequence[Diagnostic]) -> dict[str, int]:
@@ -164,7 +156,7 @@ def _artifact_uri(file: str) -> dict[str, str]:
 
 
 def _sarif(diags: list[Diagnostic], files_checked: int | None, color: bool) -> str:
-    from .. import __version__
+    from ..core.version import __version__
 
     codes = sorted({d.code for d in diags})
     index = {code: i for i, code in enumerate(codes)}
@@ -214,3 +206,13 @@ def _sarif(diags: list[Diagnostic], files_checked: int | None, color: bool) -> s
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+# format -> its writer; FORMATS, the CLI's --format choices, are its keys
+WRITERS: dict[str, Callable[[list[Diagnostic], int | None, bool], str]] = {
+    "text": _text,
+    "json": _json,
+    "github": _github,
+    "sarif": _sarif,
+}
+FORMATS: tuple[str, ...] = tuple(WRITERS)

@@ -21,8 +21,8 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from .. import __version__
 from ..core.errors import ScaffoldError
+from ..core.version import __version__
 from ..source.schemacheck import SCHEMA_NAMES, schema_text
 
 SCHEMA_DIR = ".promptmill/schemas"

@@ -1,9 +1,9 @@
-"""Public compile-time API: `lint()`, `compile()`, `build_in_memory()`, `Workspace`.
+"""The compile-time API: `lint()`, `compile()`, `build_in_memory()`, and the steps they share,
+`load_project()` and `compile_bundles()` (with the caches `Workspace` keeps, `compiling/workspace.py`).
 
     result = promptmill.lint("prompts")          # LintResult, never raises for template problems
     result = promptmill.compile(".")             # CompileResult; raises CompileError on errors
     result = promptmill.compile(".", check=True) # stale roles listed, nothing written
-    runtime, diags = Workspace(".").refresh()    # in memory; refresh again after edits (fast)
 
 The pipeline: find the project, load every template along the search path,
 validate each against its JSON Schema, index ids, compose each role along its
@@ -13,24 +13,23 @@ extends chain, compile it. Diagnostics are collected and returned once.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from .. import __version__
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
-from ..core.errors import BuildError, CompileError
-from ..runtime.bundle import FORMAT_VERSION, Manifest, ManifestEntry, RoleBundle, manifest_from_dict
+from ..core.errors import CompileError
+from ..core.version import __version__
+from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
 from ..source.loader import discover, invisible_characters, load_file
 from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
 from .bundler import compile_role, source_hash, tokenizer_identity
-from .writer import build_lock, bundle_path, install_build, stale_files
+from .freshness import current_inputs, dependency_hash, files_of, intact_roles, owned, read_manifest, tokenizer_inputs
+from .writer import build_lock, install_build, stale_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..runtime.engine import Runtime
@@ -71,8 +70,34 @@ class CompileResult:
     bundles: dict[str, RoleBundle] = field(default_factory=dict, repr=False)
 
 
-DocKey = tuple[str, str, Layer, str, str]  # (working folder, project root, layer, file path, sha256 of the bytes)
-DocEntry = tuple[Template | None, tuple[Diagnostic, ...], str | None, str]  # (template, diagnostics, sha256, source id)
+class DocKey(NamedTuple):
+    """What a loaded file's entry in a `load_project` cache depends on."""
+
+    cwd: str  # the working folder: display paths are relative to it
+    root: str  # the project root
+    layer: Layer
+    path: str
+    sha256: str  # of the file's bytes
+
+
+class DocEntry(NamedTuple):
+    """One file, loaded, schema-checked and modelled."""
+
+    template: Template | None  # None when it has errors
+    diagnostics: tuple[Diagnostic, ...]
+    sha256: str | None  # of the bytes parsed (None: unreadable)
+    source: str  # the stable source id
+
+
+class RoleEntry(NamedTuple):
+    """One role in a `compile_bundles` memo."""
+
+    key: str  # the dependency hash it was compiled under
+    bundle: RoleBundle | None  # None for an abstract role or one with errors
+    diagnostics: tuple[Diagnostic, ...]
+
+
+RoleMemo = dict[str, RoleEntry]  # role id -> how it compiled
 
 
 def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, DocEntry] | None, seen: dict[DocKey, DocEntry]) -> DocEntry:
@@ -80,7 +105,7 @@ def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, Do
     key: DocKey | None = None
     if cache is not None:
         try:
-            key = (os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+            key = DocKey(os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(path.read_bytes()).hexdigest())
         except OSError:
             key = None  # load_file reports it
         if key is not None and key in cache:
@@ -98,8 +123,8 @@ def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, Do
         if not sdiags:
             template, tdiags = build_template(doc, layer, source)
             diags.extend(tdiags)
-    entry: DocEntry = (template, tuple(diags), doc.sha256 if doc is not None else None, source)
-    if key is not None and (doc is None or doc.sha256 == key[4]):  # not rewritten between the two reads
+    entry = DocEntry(template, tuple(diags), doc.sha256 if doc is not None else None, source)
+    if key is not None and (doc is None or doc.sha256 == key.sha256):  # not rewritten between the two reads
         seen[key] = entry
     return entry
 
@@ -167,9 +192,6 @@ def abstract_roles(loaded: Loaded) -> tuple[str, ...]:
     return tuple(sorted(r.id for r in _roles(loaded) if r.abstract))
 
 
-RoleMemo = dict[str, tuple[str, RoleBundle | None, tuple[Diagnostic, ...]]]  # role id -> (dependency hash, bundle, diagnostics)
-
-
 def compile_bundles(
     loaded: Loaded, reuse: dict[str, str] | None = None, *, memo: RoleMemo | None = None
 ) -> tuple[dict[str, RoleBundle], list[str], list[Diagnostic]]:
@@ -190,20 +212,20 @@ def compile_bundles(
         diags.extend(cdiags)
         if composed is None:
             continue
-        key = _dependency_hash(composed, loaded) if memo is not None else None
-        if key is not None and memo is not None and role.id in memo and memo[role.id][0] == key:
-            _, bundle, cached = fresh[role.id] = memo[role.id]
-            diags.extend(cached)
-            if bundle is not None:
-                bundles[role.id] = bundle
+        key = dependency_hash(composed, loaded.index, loaded.project) if memo is not None else None
+        if key is not None and memo is not None and role.id in memo and memo[role.id].key == key:
+            memoized = fresh[role.id] = memo[role.id]
+            diags.extend(memoized.diagnostics)
+            if memoized.bundle is not None:
+                bundles[role.id] = memoized.bundle
             continue
         if role.abstract:
             _, rdiags = compile_role(composed, loaded.index, loaded.project)
             diags.extend(rdiags)
             if key is not None:
-                fresh[role.id] = (key, None, tuple(rdiags))
+                fresh[role.id] = RoleEntry(key, None, tuple(rdiags))
             continue
-        if reuse and role.id in reuse and _dependency_hash(composed, loaded) == reuse[role.id]:
+        if reuse and role.id in reuse and dependency_hash(composed, loaded.index, loaded.project) == reuse[role.id]:
             reused.append(role.id)
             continue
         bundle, rdiags = compile_role(composed, loaded.index, loaded.project)
@@ -211,7 +233,7 @@ def compile_bundles(
             bundle, rdiags = _with_parent_choice(composer, loaded, role, composed, bundle, rdiags)
         diags.extend(rdiags)
         if key is not None:
-            fresh[role.id] = (key, bundle, tuple(rdiags))
+            fresh[role.id] = RoleEntry(key, bundle, tuple(rdiags))
         if bundle is not None:
             bundles[role.id] = bundle
     if memo is not None:
@@ -226,7 +248,7 @@ def _with_parent_choice(
     """`bundle` with every `extends_when` candidate compiled (see promptmill.compose.extends.candidate_roles):
     a diagnostic of any candidate chain fails the role, each reported once."""
     from ..compose.extends import candidate_roles
-    from ..lints.condlint import check_condition
+    from ..lints.conditions import check_condition
     from ..runtime.bundle import ParentChoice, SourceRef
 
     found = list(diags)
@@ -278,129 +300,12 @@ def _no_project(project: Project) -> Diagnostic:
     )
 
 
-def _dependency_hash(composed: ComposedRole, loaded: Loaded) -> str | None:
-    """The source_hash the role would get, computed without compiling it (None if unsure)."""
-    from ..runtime.tokenizers import DEFAULT_TOKENIZER
-
-    index = loaded.index
-    if composed.role.get("extends_when"):
-        return None  # its candidate chains are compiled each time
-    deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
-    if loaded.project.config_doc is not None:
-        deps.add(("promptmill.yaml", loaded.project.config_doc.sha256))
-    if loaded.project.user_doc is not None:
-        deps.add((USER_RULES_SOURCE, loaded.project.user_doc.sha256))
-    for entry in composed.context:
-        deps.add((entry.fragment.source_file, entry.fragment.doc.sha256))
-    for s in composed.sections:
-        refs = [("constraints", c) for c in s.get("constraints", ()) or ()]
-        if s.get("fragment"):
-            refs.append(("fragment", s.get("fragment")))
-        for kind, tid in refs:
-            t = index.get(kind, tid)
-            if t is None:
-                return None
-            deps.add((t.source_file, t.doc.sha256))
-    out = composed.setting("output")
-    if out is not None:
-        t = index.get("output", out)
-        if t is None:
-            return None
-        deps.add((t.source_file, t.doc.sha256))
-    # the tokenizer is part of the hash; resolve it the way the compiler does
-    from ..compose.budgets import effective_budget
-
-    _, tokenizer, _, _ = effective_budget(composed, loaded.project)
-    return source_hash(sorted(deps), tokenizer_identity(tokenizer or DEFAULT_TOKENIZER, loaded.project))
-
-
 def lint(path: str | os.PathLike[str] = ".") -> LintResult:
     """Check every template of the project at `path`; never writes anything."""
     loaded = load_project(path)
     _, _, diags = compile_bundles(loaded)
     all_diags = tuple(sort_diagnostics(loaded.diagnostics + diags))
     return LintResult(all_diags, loaded.files, len(_roles(loaded)))
-
-
-def _read_manifest(build_dir: Path) -> Manifest | None:
-    try:
-        return manifest_from_dict(json.loads((build_dir / "manifest.json").read_bytes()))
-    except (OSError, ValueError, BuildError, RecursionError):  # unusable: the compile writes a new one
-        return None
-
-
-def _owned(old: Manifest | None) -> frozenset[str]:
-    """The build files the previous manifest lists (garbage collection may remove these)."""
-    if old is None:
-        return frozenset()
-    return frozenset([e.file for e in old.roles.values()] + [name[3:] for name in old.tokenizers if name.startswith("hf:")])
-
-
-def _tokenizer_inputs(project: Project, paths: Iterable[str]) -> dict[str, str]:
-    out = {}
-    for rel in paths:
-        try:
-            out[f"tokenizer:{rel}"] = hashlib.sha256((project.root / rel).read_bytes()).hexdigest()
-        except OSError:
-            out[f"tokenizer:{rel}"] = "missing"
-    return out
-
-
-def _current_inputs(project: Project, tokenizer_paths: Iterable[str] = ()) -> dict[str, str] | None:
-    """sha256 of every source file, read without parsing (None if unreadable)."""
-    out: dict[str, str] = _tokenizer_inputs(project, tokenizer_paths)
-    cfg = project.root / "promptmill.yaml"
-    if project.config_doc is not None:
-        out["promptmill.yaml"] = project.config_doc.sha256
-    if project.user_doc is not None:
-        out[USER_RULES_SOURCE] = project.user_doc.sha256
-    for layer in project.layers:
-        if not layer.root.is_dir():
-            continue
-        paths, _ = discover(layer.root, exclude=project.exclude if layer.name == "project" else ())
-        for path in paths:
-            if project.config_doc is not None and path.resolve() == cfg.resolve() or is_user_rules_file(layer, path):
-                continue
-            try:
-                out[project.source_id(layer, path)] = hashlib.sha256(path.read_bytes()).hexdigest()
-            except OSError:
-                return None
-    return out
-
-
-def _ship_tokenizer(bundle: RoleBundle, project: Project, files: dict[str, bytes], tokenizers: dict[str, str]) -> RoleBundle:
-    """Copy a Hugging Face tokenizer file into the build, so the build is self-contained."""
-    if not bundle.tokenizer.startswith("hf:"):
-        return bundle
-    data = (project.root / bundle.tokenizer[3:]).read_bytes()
-    rel = f"tokenizers/{hashlib.sha256(data).hexdigest()[:16]}.json"
-    files[rel] = data
-    tokenizers[f"hf:{rel}"] = bundle.tokenizer[3:]
-    return replace(bundle, tokenizer=f"hf:{rel}")
-
-
-def _files_of(
-    bundles: dict[str, RoleBundle], old: Manifest | None, project: Project, reused: list[str]
-) -> tuple[dict[str, bytes], dict[str, ManifestEntry], dict[str, str]]:
-    build_dir = project.build_dir
-    files: dict[str, bytes] = {}
-    entries: dict[str, ManifestEntry] = {}
-    tokenizers: dict[str, str] = {}
-    for role_id, bundle in bundles.items():
-        bundle = _ship_tokenizer(bundle, project, files, tokenizers)
-        data = bundle.to_json().encode("utf-8")
-        rel = bundle_path(role_id, data)
-        files[rel] = data
-        entries[role_id] = ManifestEntry(rel, hashlib.sha256(data).hexdigest(), bundle.source_hash, tuple(s.file for s in bundle.sources))
-    for role_id in reused:
-        entry = old.roles[role_id]  # type: ignore[union-attr]
-        files[entry.file] = (build_dir / entry.file).read_bytes()
-        entries[role_id] = entry
-        name = json.loads(files[entry.file]).get("tokenizer", "")
-        if name.startswith("hf:tokenizers/") and (build_dir / name[3:]).is_file():
-            files[name[3:]] = (build_dir / name[3:]).read_bytes()
-            tokenizers[name] = old.tokenizers.get(name, "")  # type: ignore[union-attr]
-    return files, dict(sorted(entries.items())), dict(sorted(tokenizers.items()))
 
 
 def compile(  # noqa: A001 - the public name is promptmill.compile
@@ -435,38 +340,29 @@ def _compile(
     path: str | os.PathLike[str], project: Project, output: str | os.PathLike[str] | None, *, check: bool, force: bool
 ) -> CompileResult:
     build_dir = project.build_dir
-    old = _read_manifest(build_dir)
-    if old is not None and not force and not check and old.promptmill_version == __version__:
-        current = _current_inputs(project, set(old.tokenizers.values()))
-        intact = all(
-            (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
-            for e in old.roles.values()
-        )
-        if current is not None and current == old.inputs and intact:
+    old = read_manifest(build_dir)
+    reuse = None if force or check else intact_roles(old, build_dir)
+    if old is not None and reuse is not None and len(reuse) == len(old.roles):
+        current = current_inputs(project, set(old.tokenizers.values()))
+        if current is not None and current == old.inputs:
             return CompileResult(build_dir, (), reused=tuple(old.roles), up_to_date=True, files=len(current))
     loaded = load_project(path, build_dir=output, user_rules=False)
-    reuse = None
-    if old is not None and not force and not check and old.promptmill_version == __version__:
-        reuse = {
-            rid: e.source_hash for rid, e in old.roles.items()
-            if (build_dir / e.file).is_file() and hashlib.sha256((build_dir / e.file).read_bytes()).hexdigest() == e.sha256
-        }
     bundles, reused, diags = compile_bundles(loaded, reuse)
     all_diags = sort_diagnostics(loaded.diagnostics + diags)
     if has_errors(all_diags):
         raise CompileError(all_diags)
-    files, entries, tokenizers = _files_of(bundles, old, loaded.project, reused)
-    inputs = {**loaded.inputs, **_tokenizer_inputs(loaded.project, set(tokenizers.values()))}
+    files, entries, tokenizers = files_of(bundles, old, loaded.project, reused)
+    inputs = {**loaded.inputs, **tokenizer_inputs(loaded.project, set(tokenizers.values()))}
     manifest = Manifest(
         entries, __version__, dict(sorted(inputs.items())), tokenizers, format_version=FORMAT_VERSION,
         abstract=abstract_roles(loaded),
     )
     manifest_bytes = manifest.to_json().encode("utf-8")
-    owned = _owned(old)
+    listed = owned(old)
     if check:
-        stale = stale_files(build_dir, files, manifest_bytes, owned)
+        stale = stale_files(build_dir, files, manifest_bytes, listed)
         return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
-    removed = install_build(build_dir, files, manifest_bytes, owned)
+    removed = install_build(build_dir, files, manifest_bytes, listed)
     return CompileResult(
         build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
         removed=tuple(removed), files=loaded.files, bundles=bundles,
@@ -485,58 +381,3 @@ def build_in_memory(path: str | os.PathLike[str] = ".") -> tuple[Runtime, list[D
     return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
 
 
-class Workspace:
-    """A project kept in memory so that recompiling after an edit is fast.
-
-        ws = Workspace("path/to/project")
-        runtime, diagnostics = ws.refresh()   # after every save
-        if runtime is not None:
-            req = runtime.render("executor", state)
-
-    Each `refresh()` walks the project again (new, deleted and renamed files
-    are seen), but a file whose bytes did not change is not parsed or checked
-    again, and a role whose sources did not change is not compiled again: only
-    what an edit touched costs time. Files are compared by content hash, so a
-    caller need not say what changed. `reparsed` and `recompiled` tell what the
-    last refresh actually redid, and `removed` which files it no longer found.
-    """
-
-    def __init__(self, path: str | os.PathLike[str] = ".") -> None:
-        self.path = Path(path)
-        self._docs: dict[DocKey, DocEntry] = {}
-        self._roles: RoleMemo = {}
-        self.reparsed: tuple[str, ...] = ()
-        self.removed: tuple[str, ...] = ()
-        self.recompiled: tuple[str, ...] = ()
-        self.project: Project | None = None
-
-    def source_paths(self) -> list[Path]:
-        """What an edit to the templates touches, for a watcher: the project's own template
-        folders (the shipped library aside) and promptmill.yaml; before a refresh found a
-        project, the workspace folder itself."""
-        project = self.project
-        if project is None:
-            return [self.path]
-        return [*(layer.root for layer in project.layers if layer.name != "library"), project.root / "promptmill.yaml"]
-
-    def refresh(self) -> tuple[Runtime | None, list[Diagnostic]]:
-        """Recompile in memory: (Runtime, diagnostics), or (None, diagnostics) when there are errors.
-
-        Never raises for template problems; a missing project folder is a
-        diagnostic (PM011) like any other.
-        """
-        from ..runtime.engine import Runtime
-
-        before_docs = set(self._docs)
-        before_sources = {entry[3] for entry in self._docs.values()}
-        before_roles = {rid: entry[0] for rid, entry in self._roles.items()}
-        loaded = load_project(self.path, cache=self._docs)
-        bundles, _, diags = compile_bundles(loaded, memo=self._roles)
-        self.project = loaded.project
-        self.reparsed = tuple(sorted(self._docs[key][3] for key in set(self._docs) - before_docs))
-        self.removed = tuple(sorted(before_sources - {entry[3] for entry in self._docs.values()}))
-        self.recompiled = tuple(sorted(rid for rid, entry in self._roles.items() if before_roles.get(rid) != entry[0]))
-        all_diags = sort_diagnostics(loaded.diagnostics + diags)
-        if has_errors(all_diags):
-            return None, all_diags
-        return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags

@@ -7,6 +7,10 @@ undeclared variables, sandbox rules) and kept as Jinja source, with a fast plan
 when they are pure substitutions. Stability and message roles are inferred:
 the leading run of stable sections is the cacheable prefix and goes to the
 system message unless a section says otherwise.
+
+`compile_role` resolves the output contract, assembles the sections (one
+function per section source, `SECTION_SOURCES`), runs the role-level lint
+passes (`lints/passes.py`) on the result, and builds the bundle.
 """
 
 from __future__ import annotations
@@ -14,20 +18,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from .. import __version__
 from ..compose.budgets import effective_budget
 from ..compose.constraints import compile_rules
 from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text
 from ..compose.contracts import compile_contract, native_fallback
 from ..compose.model import (
+    DEFAULT_ITEM_NAMES,
     ITEM_SOURCES,
     MAX_SECTIONS,
     Fragment,
     OutputContract,
+    Role,
     SectionDef,
     Template,
     too_many_sections,
@@ -38,16 +43,14 @@ from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
-from ..lints.budgetlint import static_over_budget
-from ..lints.cachelint import cache_lint
-from ..lints.condlint import lint_conditions
-from ..lints.inputlint import unused_inputs
-from ..lints.jinjacheck import check_template, render_static
-from ..lints.keylint import Binding, item_binding, order_key_diagnostics, undeclared_keys
-from ..lints.literallint import literal_jinja
-from ..lints.markuplint import markup_diagnostics
+from ..core.version import __version__
+from ..lints.context import LintContext
+from ..lints.keys import Binding, item_binding, order_key_diagnostics, undeclared_keys
+from ..lints.markup import markup_diagnostics
+from ..lints.passes import LINTS
+from ..lints.templates import check_template, render_static
 from ..runtime import conditions
-from ..runtime.bundle import FORMAT_VERSION, Origin, RoleBundle, Section, SourceRef
+from ..runtime.bundle import FORMAT_VERSION, Contract, Origin, RoleBundle, Section, SourceRef
 from ..runtime.counting import Counter
 from ..runtime.fill import assemble_rules, strip_text
 from ..runtime.plans import build_plan
@@ -76,6 +79,7 @@ class _Ctx:
     lazy_paths: list[tuple[str, ...]] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
     source_ids: dict[str, str] = field(default_factory=dict)  # display path -> stable source id
+    contract: Contract | None = None  # the role's output contract, compiled
 
     def use(self, template: Template) -> None:
         self.sources.add((template.source_file, template.doc.sha256))
@@ -164,121 +168,147 @@ def _name_pos(s: SectionDef, source: str, name: str) -> Position:
     return s.doc.text_pos(s.path + ("template",), line, col)
 
 
-def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | None:
+class _Body(NamedTuple):
+    """What a section's source compiles to: its kind and the `Section` fields that kind sets."""
+
+    kind: str
+    fields: dict[str, Any]
+
+
+def _text_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
+    return _Body("static", {"text": strip_text(s.data["text"])})
+
+
+def _template_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
+    source = s.data["template"]
+    ok, static = _check(ctx, s, source)
+    if not ok:
+        return None
+    if not static:
+        return _Body("template", {"template": source, "plan": build_plan(source)})
+    try:
+        return _Body("static", {"text": strip_text(render_static(source))})
+    except (RenderError, PromptmillError) as exc:
+        ctx.diags.append(Diagnostic.at(s.pos("template"), "PM406", f"section '{s.id}': {exc.message}"))
+        return None
+
+
+def _items_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
+    """each, history and tools: a template per item of a state list (tools may also declare tools statically)."""
+    data, source = s.data, s.source or ""
+    item_name = data.get("as", DEFAULT_ITEM_NAMES[source])
+    template = data.get("template", DEFAULT_TEMPLATES.get(source, ""))
+    if source in data and not _array_schema(ctx, s, source):
+        return None
+    item = item_binding(ctx.declared, data["each"]) if source == "each" else None
+    ok, _ = _check(ctx, s, template, extra=(item_name,), item=item)
+    if not ok:
+        return None
+    order_by = data.get("order_by")
+    if isinstance(order_by, str):
+        order_by = {"key": order_by}
+    if order_by and item is not None:
+        ctx.diags.extend(order_key_diagnostics(s, item, order_by["key"]))
+    return _Body(source, dict(
+        template=template,
+        plan=build_plan(template),
+        path=tuple(data[source].split(".")) if source in data else (),
+        declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
+        item_name=item_name,
+        item_separator=data.get("item_separator", "\n"),
+        order_by=tuple(order_by["key"].split(".")) if order_by else (),
+        order_desc=(order_by or {}).get("order", "desc") == "desc",
+        keep=data.get("keep", "last" if source == "history" else "first"),
+        step=data.get("step", 1),
+    ))
+
+
+def _constraints_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
+    compiled = compile_rules(s, ctx.index, ctx.cond_ctx, ctx.use, ctx.diags)
+    if compiled is None:
+        return None
+    lines, runtime, used = compiled
+    ctx.used_inputs.update(used)
+    if runtime:
+        return _Body("rules", {"rules": lines})
+    return _Body("static", {"text": assemble_rules(lines, [True] * len(lines))})
+
+
+def _output_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
+    if ctx.contract is None:
+        ctx.diags.append(
+            Diagnostic.at(
+                s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract"
+            )
+        )
+        return None
+    return _Body("static", {"text": ctx.contract.instructions})
+
+
+def _fragment_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
+    data = s.data
+    frag = ctx.index.get("fragment", data["fragment"])
+    if not isinstance(frag, Fragment):
+        close = suggest(data["fragment"], ctx.index.ids("fragment"))
+        ctx.diags.append(
+            Diagnostic.at(
+                s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=did_you_mean([close]) if close else None
+            )
+        )
+        return None
+    ctx.use(frag)
+    wrap = data.get("wrap", frag.get("wrap", True))
+    bad_tag = tag_diagnostic(frag, s.pos("fragment")) if wrap else None
+    if bad_tag is not None:
+        ctx.diags.append(bad_tag)
+        return None
+    context = {"position": "section", "layer": None, "by": f"section:{s.id}"}
+    return _Body("static", {"text": wrapped_text(frag, wrap), "fragment": frag.id, "context": context})
+
+
+# section source (compose.model.SOURCES) -> how it compiles
+SECTION_SOURCES: dict[str, Callable[[_Ctx, SectionDef], _Body | None]] = {
+    "text": _text_body,
+    "template": _template_body,
+    "each": _items_body,
+    "history": _items_body,
+    "tools": _items_body,
+    "constraints": _constraints_body,
+    "output": _output_body,
+    "fragment": _fragment_body,
+}
+
+
+def _state_inputs(when: Mapping[str, Any] | None) -> set[str]:
+    """The top-level inputs a condition reads (its `state.` paths)."""
+    return {path.split(".")[1] for _, path in conditions.paths(when) if path.startswith("state.")}
+
+
+def _section(ctx: _Ctx, s: SectionDef) -> Section | None:
     """Compile one body section (None when it contributes nothing or has errors)."""
     data = s.data
-    source = s.source
-    title = data.get("title")
-    base: dict[str, Any] = dict(
-        id=s.id,
-        priority=data.get("priority", DEFAULT_PRIORITY),
-        title=title,
-        title_tokens=ctx.counter.count(title + "\n") if title else 0,
-        origin=_origin(ctx, s),
-    )
     when = data.get("when")
     if when is not None:
-        for _, path in conditions.paths(when):
-            if path.startswith("state."):
-                ctx.used_inputs.add(path.split(".")[1])
+        ctx.used_inputs.update(_state_inputs(when))
         decided = conditions.partial(when, ctx.cond_ctx)
         if decided is False:
             return None
         when = None if decided is True else decided
-    base["when"] = when
-    if "truncate" in data:
-        base["truncate_keep"] = data["truncate"].get("keep", "head")
-        base["truncate_marker"] = data["truncate"].get("marker", "[…truncated]")
-    static_text: str | None = None
-    kind = "static"
-    if source == "text":
-        static_text = strip_text(data["text"])
-    elif source == "template":
-        ok, static = _check(ctx, s, data["template"])
-        if not ok:
-            return None
-        if static:
-            try:
-                static_text = strip_text(render_static(data["template"]))
-            except (RenderError, PromptmillError) as exc:
-                ctx.diags.append(Diagnostic.at(s.pos("template"), "PM406", f"section '{s.id}': {exc.message}"))
-                return None
-        else:
-            kind = "template"
-            base.update(template=data["template"], plan=build_plan(data["template"]))
-    elif source in ITEM_SOURCES:
-        kind = source
-        item_name = data.get("as", {"each": "item", "history": "turn", "tools": "tool"}[source])
-        template = data.get("template", DEFAULT_TEMPLATES.get(source, ""))
-        if source in data and not _array_schema(ctx, s, source):
-            return None
-        item = item_binding(ctx.declared, data["each"]) if source == "each" else None
-        ok, _ = _check(ctx, s, template, extra=(item_name,), item=item)
-        if not ok:
-            return None
-        order_by = data.get("order_by")
-        if isinstance(order_by, str):
-            order_by = {"key": order_by}
-        if order_by and item is not None:
-            ctx.diags.extend(order_key_diagnostics(s, item, order_by["key"]))
-        base.update(
-            template=template,
-            plan=build_plan(template),
-            path=tuple(data[source].split(".")) if source in data else (),
-            declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
-            item_name=item_name,
-            item_separator=data.get("item_separator", "\n"),
-            order_by=tuple(order_by["key"].split(".")) if order_by else (),
-            order_desc=(order_by or {}).get("order", "desc") == "desc",
-            keep=data.get("keep", "last" if source == "history" else "first"),
-            step=data.get("step", 1),
-        )
-    elif source == "constraints":
-        compiled = compile_rules(s, ctx.index, ctx.cond_ctx, ctx.use, ctx.diags)
-        if compiled is None:
-            return None
-        lines, runtime, used = compiled
-        ctx.used_inputs.update(used)
-        if runtime:
-            kind = "rules"
-            base["rules"] = lines
-        else:
-            static_text = assemble_rules(lines, [True] * len(lines))
-    elif source == "output":
-        if contract_text is None:
-            ctx.diags.append(
-                Diagnostic.at(
-                    s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract"
-                )
-            )
-            return None
-        static_text = contract_text
-    elif source == "fragment":
-        frag = ctx.index.get("fragment", data["fragment"])
-        if not isinstance(frag, Fragment):
-            close = suggest(data["fragment"], ctx.index.ids("fragment"))
-            ctx.diags.append(
-                Diagnostic.at(
-                    s.pos("fragment"), "PM302", f"unknown fragment '{data['fragment']}'", hint=did_you_mean([close]) if close else None
-                )
-            )
-            return None
-        ctx.use(frag)
-        wrap = data.get("wrap", frag.get("wrap", True))
-        bad_tag = tag_diagnostic(frag, s.pos("fragment")) if wrap else None
-        if bad_tag is not None:
-            ctx.diags.append(bad_tag)
-            return None
-        static_text = wrapped_text(frag, wrap)
-        base["fragment"] = frag.id
-        base["context"] = {"position": "section", "layer": None, "by": f"section:{s.id}"}
+    compile_body = SECTION_SOURCES.get(s.source or "")
+    body = compile_body(ctx, s) if compile_body is not None else None
+    if body is None:
+        return None
+    kind, fields = body
     if kind == "static":
-        if not static_text:
+        if not fields["text"]:
             return None
         # the body only: the fitter places the title line itself (title_tokens)
-        base.update(text=static_text, tokens=ctx.counter.count(static_text))
+        fields = fields | {"tokens": ctx.counter.count(fields["text"])}
+    title = data.get("title")
+    if "truncate" in data:
+        fields |= {"truncate_keep": data["truncate"].get("keep", "head"), "truncate_marker": data["truncate"].get("marker", "[…truncated]")}
     # provider conditions do not change between the turns of a conversation
-    dynamic = (kind != "static" and source in data) or (
+    dynamic = (kind != "static" and s.source in data) or (
         when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when))
     )
     declared = data.get("stability")
@@ -286,16 +316,25 @@ def _section(ctx: _Ctx, s: SectionDef, contract_text: str | None) -> Section | N
         ctx.diags.append(
             Diagnostic.at(s.pos("stability"), "PM201", f"section '{s.id}' depends on the render state and cannot be declared stable")
         )
-    stability = declared or ("dynamic" if dynamic else "stable")
     fixed = (kind == "static" or not dynamic) and when is None  # stable content is never trimmed by default
-    trim = data.get("trim") or ("never" if fixed else "items" if kind in ITEM_SOURCES else "drop")
-    return Section(kind=kind, trim=trim, message=data.get("message", ""), stability=stability, **base)
+    return Section(
+        id=s.id,
+        kind=kind,
+        priority=data.get("priority", DEFAULT_PRIORITY),
+        trim=data.get("trim") or ("never" if fixed else "items" if kind in ITEM_SOURCES else "drop"),
+        message=data.get("message", ""),
+        stability=declared or ("dynamic" if dynamic else "stable"),
+        title=title,
+        title_tokens=ctx.counter.count(title + "\n") if title else 0,
+        when=when,
+        origin=_origin(ctx, s),
+        **fields,
+    )
 
 
 def _context_section(ctx: _Ctx, entry: ContextEntry, taken: set[str]) -> Section:
     ctx.use(entry.fragment)
-    if entry.when is not None:  # an injection rule's condition reads the state too
-        ctx.used_inputs.update(path.split(".")[1] for _, path in conditions.paths(entry.when) if path.startswith("state."))
+    ctx.used_inputs.update(_state_inputs(entry.when))  # an injection rule's condition reads the state too
     text = wrapped_text(entry.fragment, entry.wrap)
     p = entry.where or entry.fragment.pos("id")  # where it was placed: the rule or the role's context
     sid = base_id = f"context:{entry.position}:{entry.fragment.id}"
@@ -338,7 +377,8 @@ def source_hash(sources: list[tuple[str, str]], tokenizer: str) -> str:
 
 
 def compile_role(composed: ComposedRole, index: Index, project: Project) -> tuple[RoleBundle | None, list[Diagnostic]]:
-    """The bundle of a composed role, or None with the reasons."""
+    """The bundle of a composed role, or None with the reasons: resolve the contract, assemble the
+    sections, run the lint passes (`lints/passes.py`), build."""
     role = composed.role
     if composed.inputs and not valid_schema(composed.inputs):
         return None, []  # PM701 is reported where the inputs are written; the checks below rely on them
@@ -351,10 +391,43 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     except PromptmillError as exc:
         where = role.pos("budget", "tokenizer") if "tokenizer" in (role.get("budget") or {}) else role.pos("id")
         return None, diags + [Diagnostic.at(where, "PM502", exc.message, hint=exc.hint)]
-    model = composed.setting("model", project.config.get("model"))
+    ctx = _context(composed, index, project, counter, diags)
+    found = _resolve_contract(ctx)
+    sections = _assemble(ctx, found)
+    ctx.used_inputs.update(_parent_choice_inputs(role))
+    separator = composed.setting("separator", DEFAULT_SEPARATOR)
+    facts = LintContext(index, tuple(sections), ctx.contract, budget, separator, tokenizer_name, counter, frozenset(ctx.used_inputs))
+    for lint in LINTS:
+        diags.extend(lint(composed, facts))
+    if any(d.severity == "error" for d in diags):
+        return None, diags
+    sources = sorted(ctx.sources)
+    bundle = RoleBundle(
+        id=role.id,
+        description=role.get("description", ""),
+        category=composed.setting("category", ""),
+        model=composed.setting("model", project.config.get("model")),
+        provider=composed.setting("provider", project.config.get("provider", "text")),
+        tokenizer=tokenizer_name,
+        budget=budget,
+        separator=separator,
+        tool_mode=composed.setting("tool_mode", "inline"),
+        cache=composed.setting("cache", True),
+        inputs=composed.inputs,
+        sections=tuple(sections),
+        output=ctx.contract,
+        lazy_paths=tuple(ctx.lazy_paths),
+        events=tuple(composed.events),
+        sources=tuple(SourceRef(f, h) for f, h in sources),
+        source_hash=source_hash(sources, tokenizer_identity(tokenizer_name, project)),
+    )
+    return bundle, diags
+
+
+def _context(composed: ComposedRole, index: Index, project: Project, counter: Counter, diags: list[Diagnostic]) -> _Ctx:
+    """The compile context of a role, with the files it is made of as its first sources."""
     declared = (composed.inputs or {}).get("properties", {})
     ctx = _Ctx(composed, index, counter, declared, composed.facts, diags=diags)
-    diags.extend(lint_conditions(composed, index))
     ctx.source_ids = {t.doc.file: t.source_file for t in (*composed.chain, *(e.fragment for e in composed.context))}
     if project.config_doc is not None:
         ctx.source_ids[project.config_doc.file] = "promptmill.yaml"
@@ -366,30 +439,35 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         ctx.sources.add(("promptmill.yaml", project.config_doc.sha256))
     if project.user_doc is not None:  # its rules may reach every role (conditions decide at run time)
         ctx.sources.add((USER_RULES_SOURCE, project.user_doc.sha256))
+    return ctx
 
-    contract = None
-    contract_text = None
+
+def _resolve_contract(ctx: _Ctx) -> OutputContract | None:
+    """Compile the role's output contract into `ctx.contract`; the contract as written, or None."""
+    composed = ctx.composed
     out_id = composed.setting("output")
-    if out_id is not None:
-        found = index.get("output", out_id)
-        if not isinstance(found, OutputContract):
-            setter = composed.settings["output"][1]
-            close = suggest(out_id, index.ids("output"))
-            diags.append(
-                Diagnostic.at(
-                    setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=did_you_mean([close]) if close else None
-                )
-            )
-        else:
-            ctx.use(found)
-            contract, cdiags = compile_contract(found)
-            diags.extend(cdiags)
-            contract_text = contract.instructions
-            for check in contract.checks:
-                src = check.get("from", "")
-                if src.startswith("state."):
-                    ctx.used_inputs.add(src.split(".")[1])
+    if out_id is None:
+        return None
+    found = ctx.index.get("output", out_id)
+    if not isinstance(found, OutputContract):
+        setter = composed.settings["output"][1]
+        close = suggest(out_id, ctx.index.ids("output"))
+        hint = did_you_mean([close]) if close else None
+        ctx.diags.append(Diagnostic.at(setter.pos("output"), "PM302", f"unknown output contract '{out_id}'", hint=hint))
+        return None
+    ctx.use(found)
+    ctx.contract, cdiags = compile_contract(found)
+    ctx.diags.extend(cdiags)
+    for check in ctx.contract.checks:
+        src = check.get("from", "")
+        if src.startswith("state."):
+            ctx.used_inputs.add(src.split(".")[1])
+    return found
 
+
+def _assemble(ctx: _Ctx, found: OutputContract | None) -> list[Section]:
+    """The role's sections in prompt order: context placed before, the body, context placed after; messages assigned."""
+    composed, contract = ctx.composed, ctx.contract
     before = [e for e in composed.context if e.position in ("system", "before")]
     system = [e for e in before if e.position == "system"]
     pre = [e for e in before if e.position == "before"]
@@ -398,63 +476,18 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     sections: list[Section] = [_context_section(ctx, e, taken) for e in system + pre]
     body_start = len(sections)
     for s in composed.sections:
-        ctx.diags.extend(literal_jinja(s))
-        compiled = _section(ctx, s, contract_text)
+        compiled = _section(ctx, s)
         if compiled is not None:
             sections.append(compiled)
-        if s.source == "output" and contract is not None and contract.style == "native" and isinstance(found, OutputContract):
+        if s.source == "output" and contract is not None and contract.style == "native" and found is not None:
             sections.append(native_fallback(found, contract, ctx.counter, _origin(ctx, s), s.id, s.get("when")))
     body_end = len(sections)
     sections += [_context_section(ctx, e, taken) for e in post]
-    sections = infer_messages(sections, body_start, body_end)
+    return infer_messages(sections, body_start, body_end)
 
-    if contract is not None and contract.style != "native" and not any(s.source == "output" for s in composed.sections):
-        diags.append(
-            Diagnostic.at(
-                role.pos("id"),
-                "PM702",
-                f"role '{role.id}' has output contract '{contract.id}' but no section with `output: true` renders its instructions",
-            )
-        )
-    diags.extend(cache_lint(sections, role.pos("id")))
-    if budget.reserve < budget.max_tokens:  # otherwise PM503 already says what is wrong
-        diags.extend(static_over_budget(sections, counter, budget, composed.setting("separator", DEFAULT_SEPARATOR), role.pos("id")))
-    for choice in role.get("extends_when") or ():  # the conditions that choose the parent read the state too
-        if isinstance(choice, Mapping):
-            ctx.used_inputs.update(
-                leaf["path"].split(".")[1] for _, leaf in conditions.leaves(choice.get("when")) if leaf["path"].startswith("state.")
-            )
-    if not role.abstract:
-        ctx.diags.extend(unused_inputs(composed, ctx.declared, ctx.used_inputs))
-    if not counter.tokenizer.exact:
-        diags.append(
-            Diagnostic.at(
-                role.pos("id"),
-                "PM505",
-                f"role '{role.id}' counts tokens with '{tokenizer_name}', an approximation: budgets are estimates",
-                hint="name a real tokenizer (o200k_base, cl100k_base, hf:PATH) or a model",
-            )
-        )
-    if any(d.severity == "error" for d in diags):
-        return None, diags
-    sources = sorted(ctx.sources)
-    bundle = RoleBundle(
-        id=role.id,
-        description=role.get("description", ""),
-        category=composed.setting("category", ""),
-        model=model,
-        provider=composed.setting("provider", project.config.get("provider", "text")),
-        tokenizer=tokenizer_name,
-        budget=budget,
-        separator=composed.setting("separator", DEFAULT_SEPARATOR),
-        tool_mode=composed.setting("tool_mode", "inline"),
-        cache=composed.setting("cache", True),
-        inputs=composed.inputs,
-        sections=tuple(sections),
-        output=contract,
-        lazy_paths=tuple(ctx.lazy_paths),
-        events=tuple(composed.events),
-        sources=tuple(SourceRef(f, h) for f, h in sources),
-        source_hash=source_hash(sources, tokenizer_identity(tokenizer_name, project)),
-    )
-    return bundle, diags
+
+def _parent_choice_inputs(role: Role) -> set[str]:
+    """The top-level inputs the conditions that choose the parent (`extends_when`) read."""
+    chooses = [choice.get("when") for choice in role.get("extends_when") or () if isinstance(choice, Mapping)]
+    paths = [leaf["path"] for when in chooses for _, leaf in conditions.leaves(when)]
+    return {path.split(".")[1] for path in paths if path.startswith("state.")}

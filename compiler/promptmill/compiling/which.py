@@ -20,9 +20,9 @@ import os
 from dataclasses import dataclass
 
 from ..compose.model import Template
+from ..core.choices import TEMPLATE_KINDS
 from ..core.errors import PromptmillError
 from ..runtime import conditions
-from ..source.schemacheck import TEMPLATE_KINDS
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,13 @@ def _where(role: Role, *path: str | int) -> str:
     return f"role {role.id} ({role.source_file}:{p.line}:{p.col})"
 
 
+def _over_limit(role: Role, asked: int, limit: str, using: object, hint: str) -> Diagnostic:
+    """PM504: the max_tokens a role asks for is above what it may have."""
+    return Diagnostic.at(
+        role.pos("budget", "max_tokens"), "PM504", f"role '{role.id}' asks for max_tokens {asked}, {limit}; using {using}", hint=hint
+    )
+
+
 def effective_budget(
     composed: ComposedRole, project: Project
 ) -> tuple[Budget, str, ModelInfo | None, list[Diagnostic]]:
@@ -62,15 +69,8 @@ def effective_budget(
             asked = own["max_tokens"]
             if capped_by is not None and asked > max_tokens:
                 using = f"{window}, the context window of {model}" if window is not None and window < max_tokens else max_tokens
-                diags.append(
-                    Diagnostic.at(
-                        role.pos("budget", "max_tokens"),
-                        "PM504",
-                        f"role '{role.id}' asks for max_tokens {asked}, but {capped_by} allows {max_tokens}; "
-                        f"using {using}",
-                        hint="a role can lower its parent's budget, never raise it",
-                    )
-                )
+                limit = f"but {capped_by} allows {max_tokens}"
+                diags.append(_over_limit(role, asked, limit, using, "a role can lower its parent's budget, never raise it"))
             else:
                 max_tokens, setter = asked, role
                 origins["max_tokens"] = _where(role, "budget", "max_tokens")
@@ -84,15 +84,8 @@ def effective_budget(
         origins["context_window"] = f"model {model}"
         if max_tokens > window:
             if setter is not None:  # a project-wide default above the window is capped silently
-                diags.append(
-                    Diagnostic.at(
-                        setter.pos("budget", "max_tokens"),
-                        "PM504",
-                        f"role '{setter.id}' asks for max_tokens {max_tokens}, more than the context window of "
-                        f"{model} ({window}); using {window}",
-                        hint="a budget can never exceed the model's context window",
-                    )
-                )
+                limit = f"more than the context window of {model} ({window})"
+                diags.append(_over_limit(setter, max_tokens, limit, window, "a budget can never exceed the model's context window"))
             max_tokens = window
             origins["max_tokens"] = f"context window of {model}"
     if reserve >= max_tokens:
@@ -105,21 +98,18 @@ def effective_budget(
             )
         )
 
-    tokenizer: str | None = None
-    for own, role in reversed(composed.budgets):
-        if "tokenizer" in own:
-            tokenizer = own["tokenizer"]
-            origins["tokenizer"] = _where(role, "budget", "tokenizer")
-            break
-    if tokenizer is None and info is not None:
-        tokenizer, origins["tokenizer"] = info.tokenizer, f"model {model}"
-    if tokenizer is None:
-        key = ("budget", "tokenizer") if cfg.get("tokenizer") else ("tokenizer",)
-        tokenizer = cfg.get("tokenizer") or project.config.get("tokenizer")
-        if tokenizer:
-            origins["tokenizer"] = f"project (promptmill.yaml:{doc.pos(key).line})" if doc else "project"
-    if tokenizer is None:
-        tokenizer, origins["tokenizer"] = DEFAULT_TOKENIZER, "promptmill default"
+    tokenizer, origins["tokenizer"], tdiags = effective_tokenizer(composed, project)
+    return Budget(max_tokens, reserve, margin, window, origins), tokenizer, info, diags + tdiags
+
+
+def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, str, list[Diagnostic]]:
+    """(tokenizer name, where it came from, diagnostics) for a composed role: the innermost
+    `budget.tokenizer`, else the model's, else the project's, else the default."""
+    model = composed.setting("model", project.config.get("model"))
+    info = resolve_model(model) if model else None
+    cfg = project.config.get("budget") or {}
+    doc = project.config_doc
+    diags: list[Diagnostic] = []
     if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:
         role = composed.role
         diags.append(
@@ -130,4 +120,13 @@ def effective_budget(
                 hint="name the tokenizer in budget.tokenizer (o200k_base, cl100k_base, approx, hf:PATH)",
             )
         )
-    return Budget(max_tokens, reserve, margin, window, origins), tokenizer, info, diags
+    for own, role in reversed(composed.budgets):
+        if "tokenizer" in own:
+            return own["tokenizer"], _where(role, "budget", "tokenizer"), diags
+    if info is not None:
+        return info.tokenizer, f"model {model}", diags
+    tokenizer = cfg.get("tokenizer") or project.config.get("tokenizer")
+    if tokenizer:
+        key = ("budget", "tokenizer") if cfg.get("tokenizer") else ("tokenizer",)
+        return tokenizer, f"project (promptmill.yaml:{doc.pos(key).line})" if doc else "project", diags
+    return DEFAULT_TOKENIZER, "promptmill default", diags

@@ -18,7 +18,7 @@ from ..core.diagnostics import Diagnostic, Position
 from ..runtime import conditions
 from ..source.loader import Document
 from ..source.project import Layer
-from .regexlint import slow_regex
+from .slowregex import slow_regex
 
 SOURCES = ("text", "template", "each", "constraints", "output", "fragment", "history", "tools")
 ITEM_SOURCES = ("each", "history", "tools")

@@ -5,7 +5,7 @@ run of stable sections goes to `system` (the cacheable prefix), the rest to
 `user`; context fragments placed `before`/`after` the body follow the body's
 first/last message when stable, go to `user` when conditional, and never go
 back into the system message once the prompt has left it. (The cache-prefix
-lint, PM610/PM611, is in `cachelint`.)
+lint, PM610/PM611, is in `lints/cache.py`.)
 """
 
 from __future__ import annotations

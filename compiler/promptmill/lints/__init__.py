@@ -1,1 +1,2 @@
-"""Lint passes over composed roles and their templates; each returns diagnostics."""
+"""Checks over composed roles and their templates; each returns diagnostics. The role-level
+passes and their order: `passes.py`."""

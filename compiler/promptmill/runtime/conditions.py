@@ -28,12 +28,12 @@ from typing import Any
 
 import regex as re  # the engine `re` is, plus a timeout; a pattern means the same to both
 
+from ..core.choices import EVENTS
 from ..core.errors import RenderError
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
 ROOTS = ("state", "role", "model", "provider", "event")
 ROLE_FIELDS = ("id", "category")
-EVENTS = ("start", "continue")
 # Paths whose value is fixed when a role is compiled (evaluated at compile time).
 COMPILE_TIME_ROOTS = ("role", "model")
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core.choices import EVENTS
 from ..core.errors import (
     BudgetError,
     BuildError,
@@ -51,7 +52,6 @@ from .wire import Wire, get_wire
 
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
-EVENTS = ("start", "continue")
 
 
 def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:

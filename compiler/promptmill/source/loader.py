@@ -28,14 +28,14 @@ from ..core.errors import StateFileError
 from ..core.showtext import INVISIBLE, describe
 from .discovery import discover
 from .scalartext import block_scalar_pos, flow_scalar_pos, split_lines
-from .textcheck import check_text, decode, line_col, read_bytes
+from .textcheck import decode, line_col, read_bytes, text_problem
 from .yamlbuild import Builder, Refusal, make_parser, syntax_problem
 
 __all__ = [
     "DEFAULT_LIMITS",
     "DocPath",
     "Document",
-    "Limits",
+    "LoadLimits",
     "discover",
     "load_data_file",
     "load_file",
@@ -44,7 +44,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Limits:
+class LoadLimits:
     """Bounds that keep loading a hostile or broken file fast and small."""
 
     max_file_bytes: int = 1_048_576  # 1 MiB per template file
@@ -54,7 +54,7 @@ class Limits:
     max_nodes: int = 200_000  # nodes after alias expansion
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = LoadLimits()
 DocPath = tuple[str | int, ...]
 _Pos = tuple[int, int]
 
@@ -154,14 +154,14 @@ def _value_at(data: Any, path: DocPath) -> Any:
 
 
 def load_text(
-    source: str | bytes, file: str, limits: Limits = DEFAULT_LIMITS
+    source: str | bytes, file: str, limits: LoadLimits = DEFAULT_LIMITS
 ) -> tuple[Document | None, list[Diagnostic]]:
     """Load one YAML document from text or raw bytes; never raises for bad input."""
     return _load(source, file, limits, "auto")
 
 
 def load_file(
-    path: os.PathLike[str] | str, file: str | None = None, limits: Limits = DEFAULT_LIMITS
+    path: os.PathLike[str] | str, file: str | None = None, limits: LoadLimits = DEFAULT_LIMITS
 ) -> tuple[Document | None, list[Diagnostic]]:
     """Read and load one YAML file; `file` is the display path (default: `path`, posix)."""
     display = file if file is not None else pathlib.PurePath(path).as_posix()
@@ -173,7 +173,7 @@ def load_file(
 
 
 def _load(
-    source: str | bytes, file: str, limits: Limits, backend: str
+    source: str | bytes, file: str, limits: LoadLimits, backend: str
 ) -> tuple[Document | None, list[Diagnostic]]:
     """`load_text` with a choice of parser ("auto", "c" or "python"; tests use both)."""
 
@@ -209,7 +209,7 @@ def _load(
     text = decode(raw)
     if isinstance(text, tuple):
         return fail("PM102", *text)
-    problem = check_text(text, limits.max_line_chars)
+    problem = text_problem(text, limits.max_line_chars)
     if problem is not None:
         return fail(*problem)
 
@@ -262,7 +262,7 @@ def invisible_characters(doc: Document) -> list[Diagnostic]:
 
 
 def _build(
-    text: str, backend: str, limits: Limits
+    text: str, backend: str, limits: LoadLimits
 ) -> tuple[Builder, tuple[str, _Pos, str, str | None] | None]:
     """Run the builder over `text`; the first fatal problem, if any, beside it."""
     builder = Builder(
@@ -277,7 +277,7 @@ def _build(
         return builder, refusal.problem
     except yaml.MarkedYAMLError as err:
         return builder, ("PM101", *syntax_problem(err, text))
-    except yaml.YAMLError as err:  # reader errors are caught by check_text; kept as a guard
+    except yaml.YAMLError as err:  # reader errors are caught by text_problem; kept as a guard
         return builder, ("PM101", (1, 1), str(err).replace("\n", " "), None)
     return builder, None
 
@@ -310,7 +310,7 @@ def load_data_bytes(raw: bytes, display: str, *, json_text: bool, max_bytes: int
     errors are `StateFileError` positioned in `display`."""
     if json_text:
         return _load_json(raw, display)
-    doc, diags = load_text(raw, display, Limits(max_file_bytes=max_bytes, **_STATE_LIMITS))
+    doc, diags = load_text(raw, display, LoadLimits(max_file_bytes=max_bytes, **_STATE_LIMITS))
     if doc is None:
         first = diags[0]
         more = f" (and {len(diags) - 1} more problems)" if len(diags) > 1 else ""

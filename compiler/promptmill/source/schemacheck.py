@@ -16,13 +16,11 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
+from ..core.choices import SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.diagnostics import Diagnostic
 from ..core.suggest import did_you_mean, suggest
 from ..core.typenames import phrase, phrase_of
 from .loader import Document
-
-TEMPLATE_KINDS = ("role", "constraints", "output", "fragment")
-SCHEMA_NAMES = (*TEMPLATE_KINDS, "project", "bundle", "manifest")
 
 
 @cache

@@ -93,7 +93,7 @@ def decode(raw: bytes) -> str | tuple[Pos, str, str]:
         )
 
 
-def check_text(text: str, max_line_chars: int) -> tuple[str, Pos, str, str] | None:
+def text_problem(text: str, max_line_chars: int) -> tuple[str, Pos, str, str] | None:
     """Refuse characters YAML forbids and over-long lines before parsing."""
     bad = NON_PRINTABLE.search(text)
     if bad is not None:

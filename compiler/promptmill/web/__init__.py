@@ -1,8 +1,8 @@
 """`promptmill preview`: a local web page to see, tune and compare a rendered prompt.
 
 - `session.py`: the project kept in memory (recompiled on every save through
-  `api.Workspace`), and the render, payload and compare data the page shows;
-- `guard.py`: which requests may be answered (loopback Host and Origin only);
+  `Workspace`), and the render, payload and compare data the page shows;
+- `origin.py`: which requests may be answered (loopback Host and Origin only);
 - `app.py`: the HTTP server (standard library), its routes, server-sent events
   from the file watcher, and `serve()` behind the CLI command;
 - `static/`: the page itself (plain HTML, CSS and JavaScript, no build step).

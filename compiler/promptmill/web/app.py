@@ -33,12 +33,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..cli.watch import Watcher
-
 # promptmill internals this module uses (kept together for the subpackage move)
 from ..core.errors import ConfigError
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
-from .guard import refusal
+from ..watch import Watcher
+from .origin import refusal
 from .session import Session
 
 HOST = "127.0.0.1"

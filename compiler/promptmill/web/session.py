@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 # promptmill internals this module uses (kept together for the subpackage move)
-from ..compiling.api import Workspace
+from ..compiling.workspace import Workspace
 from ..core.diagnostics import Diagnostic
 from ..core.errors import PromptmillError
 from ..runtime.engine import Runtime

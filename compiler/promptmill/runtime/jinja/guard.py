@@ -33,7 +33,7 @@ from typing import Any
 from jinja2.runtime import Undefined
 
 __all__ = [
-    "Budget",
+    "StepBudget",
     "LimitError",
     "activate",
     "active",
@@ -56,7 +56,7 @@ class LimitError(Exception):
     """A template went over one of its render limits."""
 
 
-class Budget:
+class StepBudget:
     """The mutable counters of one render."""
 
     __slots__ = (
@@ -96,10 +96,10 @@ class Budget:
             )
 
 
-_ACTIVE: ContextVar[Budget | None] = ContextVar("promptmill_template_budget", default=None)
+_ACTIVE: ContextVar[StepBudget | None] = ContextVar("promptmill_template_budget", default=None)
 
 
-def activate(budget: Budget) -> Any:
+def activate(budget: StepBudget) -> Any:
     """Make `budget` the current one; returns a token for `deactivate`."""
     return _ACTIVE.set(budget)
 
@@ -108,7 +108,7 @@ def deactivate(token: Any) -> None:
     _ACTIVE.reset(token)
 
 
-def active() -> Budget:
+def active() -> StepBudget:
     """The budget of the render in progress (guards refuse to run outside one)."""
     budget = _ACTIVE.get()
     if budget is None:
@@ -214,7 +214,7 @@ def iterate(iterable: Any) -> Iterator[Any]:
     return _counted(iter(iterable), budget)
 
 
-def _counted(items: Iterator[Any], budget: Budget) -> Iterator[Any]:
+def _counted(items: Iterator[Any], budget: StepBudget) -> Iterator[Any]:
     for item in items:
         budget.steps_left -= 1
         if budget.steps_left < 0 or not budget.steps_left & 63:

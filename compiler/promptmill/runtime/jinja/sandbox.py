@@ -308,7 +308,7 @@ def render(
     template: jinja2.Template, context: Mapping[str, Any], *, limits: TemplateLimits = DEFAULT
 ) -> str:
     """Fill `template` with `context` under `limits`; any failure is a `RenderError` (PM820)."""
-    budget = guard.Budget(
+    budget = guard.StepBudget(
         limits.max_iterations,
         limits.max_output_chars,
         limits.max_range,

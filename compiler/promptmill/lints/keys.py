@@ -29,7 +29,7 @@ from jinja2 import TemplateSyntaxError, nodes
 from ..compose.model import SectionDef
 from ..core.diagnostics import Diagnostic, Position
 from ..core.suggest import did_you_mean, suggest
-from .jinjacheck import _analysis_environment
+from .templates import _analysis_environment
 
 __all__ = ["Binding", "item_binding", "missing_item_key", "plain_value", "template_names", "undeclared_keys"]
 

@@ -6,7 +6,7 @@ import pytest
 
 from promptmill.core.diagnostics import Position
 from promptmill.core.errors import RenderError
-from promptmill.lints.jinjacheck import TemplateInfo, check_template, render_static
+from promptmill.lints.templates import TemplateInfo, check_template, render_static
 
 
 def locate(line: int, col: int) -> Position:
@@ -217,7 +217,7 @@ def test_calls_of_mutating_methods_are_pm405_where_the_sandbox_would_refuse_them
 def test_mutating_method_names_cover_the_sandboxs_list() -> None:
     import jinja2.sandbox
 
-    from promptmill.lints.jinjacheck import MUTATING_METHODS
+    from promptmill.lints.templates import MUTATING_METHODS
 
     refused = set().union(*(names for _, names in jinja2.sandbox._mutable_spec))
     assert refused <= MUTATING_METHODS

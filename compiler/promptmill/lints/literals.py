@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 from ..compose.model import SectionDef
+from ..compose.resolve import ComposedRole
 from ..core.diagnostics import Diagnostic
+from .context import LintContext
 
 __all__ = ["literal_jinja"]
 
@@ -23,8 +25,12 @@ _HINTS = {
 }
 
 
-def literal_jinja(s: SectionDef) -> list[Diagnostic]:
-    """PM410 warnings for Jinja syntax in the section's `title` and `text`."""
+def literal_jinja(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
+    """PM410 warnings for Jinja syntax in the `title` and `text` of the role's sections."""
+    return [d for s in role.sections for d in _in_section(s)]
+
+
+def _in_section(s: SectionDef) -> list[Diagnostic]:
     out = []
     for key in ("title", "text"):
         value = s.data.get(key)

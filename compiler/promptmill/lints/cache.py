@@ -20,16 +20,19 @@ does not change between the turns of a conversation.
 
 from __future__ import annotations
 
+from ..compose.resolve import ComposedRole
 from ..core.diagnostics import Diagnostic, Position
 from ..runtime.bundle import Origin, Section
+from .context import LintContext
 
 
 def _pos(origin: Origin | None, fallback: Position) -> Position:
     return fallback if origin is None else Position(origin.file, origin.line, origin.col)
 
 
-def cache_lint(sections: list[Section], role_pos: Position) -> list[Diagnostic]:
+def uncached_prefix(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
     """PM610 and PM611 warnings for sections that cut the cacheable prefix."""
+    sections, role_pos = ctx.sections, role.role.pos("id")
     diags: list[Diagnostic] = []
     system = [s for s in sections if s.message == "system"]
     first: tuple[Section, Section] | None = None  # the first dynamic system section with a stable one after it

@@ -13,7 +13,7 @@ literal text opens and closes (an approximation: both branches of an `if` are
 read one after the other). A printed expression counts as safe when it ends
 in an escaping or numeric filter, is a constant, reads nothing from the
 context, or reads an input the role's schema pins to a number, boolean, null
-or an enum of markup-free words (`keylint.plain_value`).
+or an enum of markup-free words (`keys.plain_value`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from jinja2 import TemplateSyntaxError, nodes
 
 from ..core.diagnostics import Diagnostic, Position
-from .keylint import Binding, plain_value, template_names
+from .keys import Binding, plain_value, template_names
 
 ESCAPING = frozenset({"xml_escape", "e", "escape", "forceescape", "xmlattr", "tojson"})
 CONTENT_ESCAPING = frozenset({"xml_text"})  # enough between tags, not inside a tag
@@ -126,7 +126,7 @@ def markup_diagnostics(
     With `bindings` (context names -> their inputs schemas), a value the schema
     pins to a number, boolean, null or a markup-free enum needs no escaping.
     """
-    from .jinjacheck import _analysis_environment
+    from .templates import _analysis_environment
 
     try:
         tree = _analysis_environment().parse(source)

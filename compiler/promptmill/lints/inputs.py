@@ -7,17 +7,20 @@ the role (along the extends chain) that declared it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
 from typing import Any
 
 from ..compose.resolve import ComposedRole
 from ..core.diagnostics import Diagnostic
+from .context import LintContext
 
 
-def unused_inputs(composed: ComposedRole, declared: Iterable[str], used: Set[str]) -> list[Diagnostic]:
+def unused_inputs(composed: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
+    """PM404 for each declared top-level input outside `ctx.used_inputs` (abstract roles are not checked)."""
+    if composed.role.abstract:
+        return []
     out = []
-    for name in declared:
-        if name in used:
+    for name in _properties(composed.inputs):
+        if name in ctx.used_inputs:
             continue
         owner = next((r for r in reversed(composed.chain) if name in _properties(r.get("inputs"))), composed.role)
         out.append(

@@ -1,4 +1,4 @@
-"""PM409: keys a template reads, checked against the inputs schema (keylint.py).
+"""PM409: keys a template reads, checked against the inputs schema (keys.py).
 
 Unit cases call `undeclared_keys` on a template with bindings built from a
 schema; the last tests run the whole lint on a project, where the compiler
@@ -13,7 +13,7 @@ import pytest
 
 import promptmill
 from promptmill.core.diagnostics import Position
-from promptmill.lints.keylint import Binding, item_binding, undeclared_keys
+from promptmill.lints.keys import Binding, item_binding, undeclared_keys
 
 CUSTOMER = {
     "type": "object",

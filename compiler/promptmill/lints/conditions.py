@@ -27,11 +27,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..compose.model import ConstraintSet
-from ..compose.resolve import ComposedRole, Index
+from ..compose.resolve import ComposedRole
 from ..core.diagnostics import Diagnostic, Position
 from ..core.suggest import did_you_mean, suggest
 from ..core.typenames import json_type
 from ..runtime import conditions
+from .context import LintContext
 
 _OPAQUE = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "patternProperties", "$dynamicRef")
 _ORDERED = ("gt", "gte", "lt", "lte")
@@ -148,8 +149,9 @@ def check_condition(
                 report(loc + ("value",), "PM609", problem, None)
 
 
-def lint_conditions(composed: ComposedRole, index: Index) -> list[Diagnostic]:
+def condition_mismatches(composed: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
     """Path and value findings for every condition that can reach `composed`."""
+    index = ctx.index
     out: list[Diagnostic] = []
     inputs, facts, rid = composed.inputs or {}, composed.facts, composed.role.id
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import promptmill
-from promptmill.compose.regexlint import nested_quantifier, slow_regex
+from promptmill.compose.slowregex import nested_quantifier, slow_regex
 
 
 @pytest.mark.parametrize(

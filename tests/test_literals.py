@@ -1,4 +1,4 @@
-"""PM410: Jinja syntax in a section's literal `title` or `text` (literallint.py)."""
+"""PM410: Jinja syntax in a section's literal `title` or `text` (literals.py)."""
 
 from __future__ import annotations
 
