@@ -89,7 +89,6 @@ def assemble(
     return PromptRequest(
         role=bundle.id,
         provider=wire.name,
-        wire=wire,
         tokenizer=bundle.tokenizer,
         exact=counter.tokenizer.exact and not wire.estimate and not estimated,
         tokens=result.tokens,

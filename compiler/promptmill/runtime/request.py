@@ -119,11 +119,12 @@ class PromptRequest:
     events: tuple[dict, ...] = ()
     state: Any = field(default=None, repr=False, compare=False)
     model: str | None = None  # the model the role declares (`model:`), sent by to_openai/to_anthropic
-    wire: Wire = field(default=None, repr=False, compare=False)  # type: ignore[assignment]  # the Wire named by `provider`
 
-    def __post_init__(self) -> None:
-        if self.wire is None:
-            object.__setattr__(self, "wire", get_wire(self.provider))
+    @property
+    def wire(self) -> Wire:
+        """The wire this request was fitted for: `provider` is its name (not a field, so the
+        request's data, its JSON and its pickle are what they were)."""
+        return get_wire(self.provider)
 
     @property
     def text(self) -> str:
