@@ -96,3 +96,22 @@ def test_the_old_genai_kwargs_path_still_works_and_warns() -> None:
     lines = out.stdout.splitlines()
     assert lines[0].startswith("warned: promptmill.runtime.renderers.gemini is deprecated"), lines
     assert lines[-1] == "True"
+
+
+def test_a_reply_is_checked_with_the_four_fields_batch_collect_passes() -> None:
+    # batch collect checks replies with a stand-in request (role, output, provider, state): the wire
+    # is found by name, and OpenAI's strict mode nulls (an optional property sent as null) are removed
+    from types import SimpleNamespace
+
+    from promptmill.runtime.reply import parse_reply
+
+    bundle = runtime().bundle("companion-beat")
+    assert bundle.output is not None and bundle.output.style == "native"
+    reply = '{"action": "stay_quiet", "text": null, "reason": "it is late"}'
+    for name in ("openai", "gemini"):
+        stand_in = SimpleNamespace(role="companion-beat", output=bundle.output, provider=name, state=None)
+        if name == "openai":
+            assert parse_reply(stand_in, reply) == {"action": "stay_quiet", "reason": "it is late"}  # type: ignore[arg-type]
+        else:  # no strict mode: a null is a wrong type
+            with pytest.raises(Exception, match="PM861"):
+                parse_reply(stand_in, reply)  # type: ignore[arg-type]

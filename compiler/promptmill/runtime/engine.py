@@ -288,11 +288,11 @@ class Runtime:
         _require_content(role, req, limit)
         return req
 
-    def _choose_parent(self, prepared: PreparedRole, state: dict, provider: str, event: str) -> tuple[PreparedRole, dict]:
+    def _choose_parent(self, prepared: PreparedRole, state: dict, wire: str, event: str) -> tuple[PreparedRole, dict]:
         """For a role whose parent is chosen at render time: the prepared candidate whose
         condition holds first (else the role with its `extends`), and the `parent_chosen` event."""
         bundle = prepared.bundle
-        cond_ctx = _condition_context(bundle, state, provider, event)
+        cond_ctx = _condition_context(bundle, state, wire, event)
         for index, choice in enumerate(bundle.parents):
             if conditions.evaluate(choice.when, cond_ctx):
                 key = f"{bundle.id}#{index}"  # '#' never occurs in a role id
@@ -338,10 +338,10 @@ class Runtime:
         return room - margin_tokens, origins, margin_tokens
 
 
-def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], provider: str, event: str) -> dict[str, Any]:
+def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], wire: str, event: str) -> dict[str, Any]:
     """What a `when` condition (a section's, a rule line's, a parent choice's) can read."""
     return {"state": state, "role": {"id": bundle.id, "category": bundle.category}, "model": bundle.model,
-            "provider": provider, "event": event}
+            "provider": wire, "event": event}  # conditions read the wire name as `provider`
 
 
 def _reload(build_dir: str, cache_chars: int) -> Runtime:

@@ -36,6 +36,7 @@ from .bundle import Contract
 from .replychecks import run_checks
 from .schema.validate import Validator
 from .statelimits import MAX_STATE_DEPTH, check_state_data
+from .wires import get_wire
 from .wires.schemaforms import JSON_SCHEMA_STRICT, native_form
 
 if TYPE_CHECKING:
@@ -322,7 +323,8 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         except ReplyError as exc:
             raise ReplyError(exc.summary, exc.errors, code=exc.code, contract=contract.id, instruction=retry) from None
         _check_data(data, contract, retry)
-    if contract.style == "native" and req.wire.schema_form == JSON_SCHEMA_STRICT and native_form(contract, JSON_SCHEMA_STRICT) is not None:
+    strict = contract.style == "native" and get_wire(req.provider).schema_form == JSON_SCHEMA_STRICT  # by name: batch collect passes a stand-in
+    if strict and native_form(contract, JSON_SCHEMA_STRICT) is not None:
         data = strip_added_nulls(data, contract.schema)
     errors = [(p, _shorten(m)) for p, m in _validator(contract).errors(data, root="reply")]
     if errors:
