@@ -323,7 +323,8 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         except ReplyError as exc:
             raise ReplyError(exc.summary, exc.errors, code=exc.code, contract=contract.id, instruction=retry) from None
         _check_data(data, contract, retry)
-    strict = contract.style == "native" and get_wire(req.provider).schema_form == JSON_SCHEMA_STRICT  # by name: batch collect passes a stand-in
+    # the wire by its name: batch collect passes a stand-in with only role, output, provider and state
+    strict = contract.style == "native" and get_wire(req.provider).schema_form == JSON_SCHEMA_STRICT
     if strict and native_form(contract, JSON_SCHEMA_STRICT) is not None:
         data = strip_added_nulls(data, contract.schema)
     errors = [(p, _shorten(m)) for p, m in _validator(contract).errors(data, root="reply")]
