@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..bundle import Contract
 from .schemaforms import JSON_SCHEMA_STRICT, OPENAPI_SUBSET, gemini_schema, native_form
+
+if TYPE_CHECKING:
+    from ..bundle import Contract
 
 
 # -- wire shapes -------------------------------------------------------------

@@ -10,12 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...core.errors import ProviderError
-from ..fit import Container, Placed, turn_content
-from ..tooldecl import return_tool
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the wires load without the fitting machinery: the CLI lists them at start-up
     from ..bundle import Contract, RoleBundle, Section
     from ..counting import Counter
+    from ..fit import Container, Placed
     from ..request import PromptRequest
 
 
@@ -56,6 +55,8 @@ class Wire:
     def extra_tools(self, contract: Contract | None, tool_mode: str) -> list[dict]:
         """Declarations a payload carries beyond the role's tools: the structured-return tool when
         the contract is `return_call` with native tools, or `native` on a `contract_as_tool` wire."""
+        from ..tooldecl import return_tool
+
         if contract is None or self.single:
             return []
         if contract.style == "return_call" and tool_mode == "native":
@@ -67,6 +68,8 @@ class Wire:
     def forced_tool(self, contract: Contract | None) -> str | None:
         """Name of the tool the model is forced to call (native contracts on `contract_as_tool` wires)."""
         if contract is not None and contract.style == "native" and self.contract_as_tool:
+            from ..tooldecl import return_tool
+
             return return_tool(contract)["name"]
         return None
 
@@ -168,6 +171,8 @@ class Layout:
 
     def containers(self, placed: list[Placed]) -> list[Container]:
         """The messages (or the one text) of the present sections, in the order they are sent."""
+        from ..fit import Container, turn_content
+
         wire = self.wire
         kept = [p for p in placed if p.present and not self.native_tools(p)]
         if wire.single:
