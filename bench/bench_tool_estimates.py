@@ -5,7 +5,7 @@
 OpenAI does not publish how function declarations are fed to its models, so
 any count is an estimate. promptmill renders the TypeScript-like
 `namespace functions { ... }` block that public write-ups recovered from the
-models and counts it (`tooldecl.tools_tokens`, +9 tokens of framing, rounded up
+models and counts it (`Wire.tool_cost` of the openai wire, +9 tokens of framing, rounded up
 by 20%). OpenAI's cookbook ("How to count tokens with tiktoken") instead adds
 fixed per-function and per-property constants to the tokens of
 `name:description` and `key:type:description` lines (constants for gpt-4o:
@@ -24,6 +24,7 @@ import yaml
 from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
 from promptmill.runtime.tokenizers import get_tokenizer
+from promptmill.runtime.wires import _tools, get_wire, openai_chat
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,9 +74,9 @@ def main() -> None:
     print(f"{'tool set':<26} {'promptmill':>10} {'unpadded':>9} {'cookbook':>9} {'gap':>6}")
     for name, tools in tool_sets().items():
         decls = [tooldecl.normalize(t) for t in tools]
-        ours = tooldecl.tools_tokens(counter, "openai", decls)
-        texts = [tooldecl.openai_function_text(d) for d in decls]
-        unpadded = counter.count_parts([tooldecl.OPENAI_TOOLS_HEAD, *texts, tooldecl.OPENAI_TOOLS_TAIL]) + tooldecl.OPENAI_TOOLS_OVERHEAD
+        ours = get_wire("openai").tool_cost(counter, decls)
+        texts = [_tools.openai_function_text(d) for d in decls]
+        unpadded = counter.count_parts([openai_chat.TOOLS_HEAD, *texts, openai_chat.TOOLS_TAIL]) + openai_chat.TOOLS_OVERHEAD
         other = cookbook_model(tok, tools)
         gap = (unpadded - other) / other
         print(f"{name:<26} {ours:>10} {unpadded:>9} {other:>9} {gap:>+6.0%}")

@@ -11,7 +11,6 @@ from typing import Any
 import yaml
 
 from promptmill.compiling.api import build_in_memory
-from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
 from promptmill.runtime.tokenizers import get_tokenizer
 
@@ -57,10 +56,11 @@ def documented_total(req) -> int:
         messages = sum(3 + sum(TOK.count(v) for v in m.values()) for m in sent) + (3 if sent else 0)
     else:
         messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)
-    extras = tooldecl.extra_tools(req.output, req.provider, req.tool_mode)
-    forced = tooldecl.forced_tool(req.output, req.provider) is not None
-    tools = tooldecl.tools_tokens(counter, req.provider, [*req.tools, *extras], forced)
-    return messages + tools + tooldecl.output_tokens(counter, req.provider, req.output)
+    wire = req.wire
+    extras = wire.extra_tools(req.output, req.tool_mode)
+    forced = wire.forced_tool(req.output) is not None
+    tools = wire.tool_cost(counter, [*req.tools, *extras], forced)
+    return messages + tools + wire.output_cost(counter, req.output)
 
 
 def grow(value: Any, factor: int = 10) -> Any:

@@ -14,7 +14,7 @@ from promptmill.runtime.bundle import Budget, RoleBundle, Section
 from promptmill.runtime.engine import Runtime
 from promptmill.runtime.plans import build_plan
 from promptmill.runtime.tokenizers import get_tokenizer
-from promptmill.runtime.wire import WIRES
+from promptmill.runtime.wires import get_wire
 
 TOK = get_tokenizer("o200k_base")
 CHUNKS = [
@@ -73,7 +73,7 @@ def scenario(draw):
 
 
 def wire_count(req) -> int:
-    wire = WIRES[req.provider]
+    wire = get_wire(req.provider)
     if wire.single:
         return TOK.count(req.messages[0].content) if req.messages else 0
     if not req.messages:

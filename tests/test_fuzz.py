@@ -31,7 +31,7 @@ import promptmill
 from promptmill.core.codes import CODES
 from promptmill.core.errors import PromptmillError
 from promptmill.runtime.tokenizers import get_tokenizer
-from promptmill.runtime.wire import WIRES
+from promptmill.runtime.wires import WIRES, get_wire
 from promptmill.source.loader import load_text
 
 TOK = get_tokenizer("o200k_base")
@@ -296,7 +296,7 @@ def check_contract(rt, role: str, req) -> None:
     assert req.tokens <= req.budget
     for m in req.messages:
         assert m.tokens == TOK.count(m.content)
-    wire = WIRES[req.provider]
+    wire = get_wire(req.provider)
     if req.exact and wire.single:
         assert req.tokens == TOK.count(req.text)
     elif req.exact:

@@ -5,7 +5,10 @@
 - a module imports only from its own stage and the stages it may use (ALLOWED), read
   from the source with `ast`, including imports inside functions; imports under
   `if TYPE_CHECKING:` are annotations only and are not followed;
-- the module import graph has no circles.
+- the module import graph has no circles (the registries' lazy imports count as imports);
+- outside runtime/wires/ no module imports a wire module: wires are looked up by name
+  (`runtime.wires.get_wire`), and only the protocol (`base`) and the shared schema forms
+  (`schemaforms`) may be imported from there.
 
 tests/test_architecture_doc.py checks the runtime side at run time: each module of
 core/ and runtime/ imported alone loads no compile-time package, and rendering loads
@@ -26,25 +29,30 @@ PACKAGE = ROOT / "compiler" / "promptmill"
 # core < runtime < source < compose < lints < compiling < cli. batch/ and web/ are the next rooms:
 # batch renders datasets with the runtime; web previews in a browser and may rebuild. A module at the
 # top of the package (promptmill/watch.py) is a stage of its own, named after it.
+# runtime.wires builds on the runtime (fit's containers); the runtime reaches a wire only by name,
+# through the registry (see WIRE_ENTRY below), so no module circle can form.
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "runtime.jinja": {"core"},
     "runtime.schema": {"core"},
-    "runtime": {"core", "runtime.jinja", "runtime.schema", "runtime.renderers"},
-    "runtime.renderers": {"core", "runtime", "runtime.jinja", "runtime.schema"},
+    "runtime": {"core", "runtime.jinja", "runtime.schema", "runtime.wires"},
+    "runtime.wires": {"core", "runtime", "runtime.jinja", "runtime.schema"},
+    "runtime.renderers": {"runtime.wires"},  # deprecated re-export of wires.gemini.genai_kwargs; removed next release
     "source": {"core"},
-    "compose": {"core", "runtime", "runtime.jinja", "runtime.schema", "source"},
-    "lints": {"core", "runtime", "runtime.jinja", "runtime.schema", "source", "compose"},
-    "compiling": {"core", "runtime", "runtime.jinja", "runtime.schema", "source", "compose", "lints"},
-    "batch": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.renderers"},
+    "compose": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source"},
+    "lints": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose"},
+    "compiling": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints"},
+    "batch": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires"},
     "watch": set(),  # runs a callable when files change; knows nothing of promptmill
-    "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.renderers", "source", "compose",
+    "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose",
             "lints", "compiling", "watch"},
-    "cli": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.renderers", "source", "compose",
+    "cli": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose",
             "lints", "compiling", "batch", "web", "watch"},
-    "": {"core", "runtime", "runtime.renderers", "source", "compiling", "batch", "cli", "watch"},  # __init__.py: the public surface
+    "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "watch"},  # __init__.py: the public surface
 }
 STAGES = set(ALLOWED)
+# what a module outside runtime/wires/ may import from it: the registry, the protocol, the schema forms
+WIRE_ENTRY = {"promptmill.runtime.wires", "promptmill.runtime.wires.base", "promptmill.runtime.wires.schemaforms"}
 
 
 def _modules() -> dict[str, Path]:
@@ -102,8 +110,8 @@ def _imports(module: str) -> set[str]:
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == "promptmill")
         elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module":
-            # promptmill/__init__.py's lazy exports: importlib.import_module(f".{target}", __name__)
-            found.update(_lazy_targets(path))
+            # a registry's lazy imports: importlib.import_module(f".{target}", __name__)
+            found.update(_lazy_targets(path, module))
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -112,12 +120,20 @@ def _imports(module: str) -> set[str]:
     return {m for m in found if m in MODULES}
 
 
-def _lazy_targets(path: Path) -> set[str]:
+def _lazy_targets(path: Path, module: str) -> set[str]:
+    """The modules a registry imports by name: promptmill/__init__.py's `_LAZY` (name -> (module, attr))
+    and runtime/wires/__init__.py's `WIRES` (name -> "module:attr", relative to the package)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_LAZY" for t in node.targets):
-            return {f"promptmill.{v[0]}" for v in ast.literal_eval(node.value).values()}
-    return set()
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {getattr(t, "id", "") for t in targets}
+            if "_LAZY" in names:
+                found |= {f"promptmill.{v[0]}" for v in ast.literal_eval(node.value).values()}  # type: ignore[arg-type]
+            elif "WIRES" in names:
+                found |= {f"{module}.{v.split(':')[0]}" for v in ast.literal_eval(node.value).values()}  # type: ignore[arg-type]
+    return found
 
 
 GRAPH = {m: _imports(m) for m in MODULES}
@@ -129,6 +145,10 @@ def test_the_parser_sees_the_imports() -> None:
     assert "promptmill.runtime.engine" in GRAPH["promptmill"]  # the lazy exports of __init__.py
     assert "promptmill.runtime.fill" in GRAPH["promptmill.runtime.engine"]
     assert "promptmill.compiling.api" in GRAPH["promptmill"]
+    assert "promptmill.runtime.wires.openai_chat" in GRAPH["promptmill.runtime.wires"]  # the wire registry
+    assert "promptmill.runtime.explain" in GRAPH["promptmill.runtime.request"]
+    assert "promptmill.runtime.request" not in GRAPH["promptmill.runtime.wires.anthropic"]  # under TYPE_CHECKING
+    assert "promptmill.runtime.fill" in GRAPH["promptmill.runtime.fit"]  # function-level imports count too
 
 
 def test_every_folder_is_a_known_stage() -> None:
@@ -144,8 +164,8 @@ def test_imports_go_one_way(module: str) -> None:
     assert not bad, f"{module} ({stage or 'top'}) imports a later stage: {bad}"
 
 
-def test_no_import_circles() -> None:
-    """Tarjan's strongly connected components over the module graph."""
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of more than one module (or a module importing itself)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -156,7 +176,7 @@ def test_no_import_circles() -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in sorted(GRAPH[v] - {"promptmill"}):
+        for w in sorted(graph.get(v, set())):
             if w not in index:
                 connect(w)
                 low[v] = min(low[v], low[w])
@@ -170,10 +190,47 @@ def test_no_import_circles() -> None:
                 component.append(w)
                 if w == v:
                     break
-            if len(component) > 1:
+            if len(component) > 1 or v in graph.get(v, set()):
                 circles.append(sorted(component))
 
-    for v in sorted(MODULES):
+    for v in sorted(graph):
         if v not in index:
             connect(v)
+    return circles
+
+
+def _version_only(module: str) -> bool:
+    """`module` takes nothing from the package but `__version__` (`from .. import __version__`)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return all(
+        [a.name for a in node.names] == ["__version__"]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module is None and node.level == module.count(".")
+    )
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"a"}}) == [["a"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circles() -> None:
+    """No promptmill modules import each other, directly or round a longer circle: imports at module
+    and function level and the registries' lazy ones count, `if TYPE_CHECKING:` imports do not.
+    The only edge left out is `from .. import __version__` into the package (the version is moving
+    to a module of its own)."""
+    graph = {m: {w for w in deps if not (w == "promptmill" and _version_only(m))} for m, deps in GRAPH.items()}
+    circles = _circles(graph)
     assert not circles, f"modules that import each other: {circles}"
+
+
+def test_only_the_registry_reaches_a_wire() -> None:
+    """A wire is found by name (`get_wire`): outside runtime/wires/ nothing imports a wire module."""
+    wires = {m for m in MODULES if m.startswith("promptmill.runtime.wires.")}
+    assert {"promptmill.runtime.wires.openai_chat", "promptmill.runtime.wires.gemini"} <= wires
+    bad = sorted(
+        f"{m} -> {w}" for m in MODULES if _stage(m) not in ("runtime.wires", "runtime.renderers")
+        for w in GRAPH[m] & wires - WIRE_ENTRY
+    )
+    assert not bad, f"import the wire by name (runtime.wires.get_wire), not its module: {bad}"

@@ -4,7 +4,7 @@ The counting model (docs/providers.md):
 - text: tokens == count(prompt) (exact);
 - openai: tokens == 3 + sum(3 + count(role) + count(content)) over messages (OpenAI's cookbook);
 - anthropic, gemini: tokens == 3 + sum(3 + count(content)) over messages
-  + tooldecl.tools_tokens(declarations sent) + tooldecl.output_tokens(contract).
+  + wire.tool_cost(declarations sent) + wire.output_cost(contract).
 The message part is exact with tiktoken; the declaration and schema parts are
 the documented estimates.
 """
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptmill.core.errors import BudgetError, StateError
-from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
+from promptmill.runtime.wires import _tools, get_wire
 from providers_support import SHIPPED, TOK, documented_total, render, runtime, state
 
 
@@ -50,7 +50,7 @@ def test_declarations_cost_what_the_model_is_sent():
     req = render("companion-chat", "companion-chat.state.yaml", "openai")
     counter = Counter(TOK)
     without_tools = sum(3 + TOK.count(m.role) + TOK.count(m.content) for m in req.messages) + 3
-    assert req.tokens - without_tools == tooldecl.tools_tokens(counter, "openai", list(req.tools)) > 0
+    assert req.tokens - without_tools == get_wire("openai").tool_cost(counter, list(req.tools)) > 0
 
 
 def test_openai_function_rendering():
@@ -68,7 +68,7 @@ def test_openai_function_rendering():
             },
         },
     }
-    assert tooldecl.openai_function_text(tool) == (
+    assert _tools.openai_function_text(tool) == (
         "// Add an event.\n"
         "type calendar_add = (_: {\n"
         "// what happens\n"
@@ -80,7 +80,7 @@ def test_openai_function_rendering():
         "},\n"
         "}) => any;\n\n"
     )
-    assert tooldecl.openai_function_text({"name": "ping", "parameters": {"type": "object"}}) == "type ping = () => any;\n\n"
+    assert _tools.openai_function_text({"name": "ping", "parameters": {"type": "object"}}) == "type ping = () => any;\n\n"
 
 
 @settings(max_examples=60, deadline=None)

@@ -64,7 +64,7 @@ def test_render_reports_exact_counts(build):
     s = req.section("facts")
     assert s.status == "trimmed" and list(s.items_kept) == sorted(s.items_kept)
     assert min(s.items_kept) > max(s.items_dropped)  # the best scores survive
-    assert "kept" in req.report() and "facts" in req.report()
+    assert "kept" in req.explain() and "facts" in req.explain()
 
 
 def test_state_is_data_never_template_source(build):
@@ -207,11 +207,11 @@ def test_a_render_time_budget_keeps_the_margin_of_estimated_providers(build):
     assert (role_default.budget, role_default.margin_tokens) == (1620, 180)
     lowered = rt.render("notes", state, provider="anthropic", budget=1000)
     assert (lowered.budget, lowered.margin_tokens) == (900, 100) and lowered.tokens <= 900
-    assert "budget: render budget 1000 (below max_tokens 2000 - reserve 200) - margin 100" in lowered.report()
+    assert "budget: render budget 1000 (below max_tokens 2000 - reserve 200) - margin 100" in lowered.explain()
     # a budget above the role's is capped at the role's, margin and all
     raised = rt.render("notes", state, provider="anthropic", budget=5000)
     assert (raised.budget, raised.margin_tokens) == (1620, 180)
-    assert "budget: max_tokens 2000 - reserve 200 - margin 180" in raised.report()
+    assert "budget: max_tokens 2000 - reserve 200 - margin 180" in raised.explain()
     # exact providers have no margin: the render-time budget is the limit
     text = rt.render("notes", state, budget=1000)
     assert (text.budget, text.margin_tokens, text.tokens) == (1000, 0, get_tokenizer("o200k_base").count(text.text))
@@ -270,7 +270,7 @@ def test_a_section_report_is_made_with_every_field_or_not_at_all():
     from promptmill.runtime.request import RenderedSection
 
     fixed = {"id": "s", "kind": "static", "message": "system", "stability": "stable", "priority": 0, "trim": "never"}
-    made = RenderedSection.made(fixed, status="kept", reason="", text="x")
+    made = RenderedSection.create(fixed, status="kept", reason="", text="x")
     assert made == RenderedSection(**fixed, status="kept", reason="", text="x")
     with pytest.raises(TypeError, match=r"missing \['status'\]"):
-        RenderedSection.made(fixed, reason="", text="x")
+        RenderedSection.create(fixed, reason="", text="x")

@@ -177,4 +177,4 @@ def test_approximate_tokenizer_is_reported_as_such(tmp_path):
     assert any(d.code == "PM505" for d in promptmill.lint(tmp_path).diagnostics)
     promptmill.compile(tmp_path)
     req = promptmill.load(tmp_path / "build").render("r")
-    assert req.exact is False and "estimate" in req.report()
+    assert req.exact is False and "estimate" in req.explain()

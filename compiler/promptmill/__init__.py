@@ -40,10 +40,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
     from .runtime.engine import Runtime
-    from .runtime.renderers.gemini import genai_kwargs
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
     from .runtime.tokenizers import get_tokenizer
+    from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
     from .watch import Watcher
@@ -55,7 +55,7 @@ _LAZY = {
     "PromptRequest": ("runtime.request", "PromptRequest"),
     "parse_reply": ("runtime.reply", "parse_reply"),
     "get_tokenizer": ("runtime.tokenizers", "get_tokenizer"),
-    "genai_kwargs": ("runtime.renderers.gemini", "genai_kwargs"),
+    "genai_kwargs": ("runtime.wires.gemini", "genai_kwargs"),
     "read_state": ("source.statefile", "read_state"),
     "load_data_file": ("source.loader", "load_data_file"),
     # compile

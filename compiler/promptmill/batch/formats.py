@@ -1,50 +1,35 @@
-"""The line each provider's batch API accepts, and its per-file limits.
+"""The line each wire's batch API accepts, and its per-file limits (both defined by the wire).
 
-    OpenAI     {"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {model, ...payload}}
-    Anthropic  {"custom_id", "params": {model, max_tokens, ...payload}}
-    Gemini     {"key", "request": {...payload}}       (the model is named when the batch is created)
+    openai     {"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {model, ...payload}}
+    anthropic  {"custom_id", "params": {model, max_tokens, ...payload}}
+    gemini     {"key", "request": {...payload}}       (the model is named when the batch is created)
     text       {"custom_id", "prompt"}                (no provider API: one prompt a line)
 
-A body is exactly the single-render payload (`req.to_<provider>()`) plus the
-model. Lines are compact JSON with sorted keys kept as the payload builds them
-(insertion order), UTF-8, one per line: the same row gives the same bytes.
+A body is exactly the single-render payload (`req.to_payload()`) plus the model. Lines are
+compact JSON with keys kept as the payload builds them (insertion order), UTF-8, one per line:
+the same row gives the same bytes.
 """
 
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
 
-PROVIDERS = ("openai", "anthropic", "gemini", "text")
-OPENAI_URL = "/v1/chat/completions"
+from ..runtime.wires import batch_wires, get_wire
+from ..runtime.wires.base import BatchLimits
 
-
-class Limits(NamedTuple):
-    requests: int  # requests in one file
-    bytes: int  # bytes of one file
+PROVIDERS = batch_wires()  # the wires with a batch format: the names --provider takes for `batch`
+# each wire's documented limits for one batch input file
+LIMITS: dict[str, BatchLimits] = {name: get_wire(name).batch_limits for name in PROVIDERS}  # type: ignore[misc]
 
 
-# the providers' documented limits for one batch input file
-LIMITS = {
-    "openai": Limits(50_000, 200 * 1024 * 1024),
-    "anthropic": Limits(100_000, 256 * 1024 * 1024),
-    "gemini": Limits(10**12, 2 * 1024 * 1024 * 1024),
-    "text": Limits(10**12, 2 * 1024 * 1024 * 1024),
-}
-
-
-def line(provider: str, custom_id: str, payload: dict, model: str | None, max_tokens: int | None) -> dict:
+def line(wire: str, custom_id: str, payload: dict, model: str | None, max_tokens: int | None) -> dict:
     """The batch input line of one request."""
-    if provider == "openai":
-        return {"custom_id": custom_id, "method": "POST", "url": OPENAI_URL, "body": {"model": model, **payload}}
-    if provider == "anthropic":
-        params = {"model": model, **payload}
-        if "max_tokens" not in params:
-            params["max_tokens"] = max_tokens
-        return {"custom_id": custom_id, "params": params}
-    if provider == "gemini":
-        return {"key": custom_id, "request": payload}
-    return {"custom_id": custom_id, "prompt": payload["prompt"]}
+    return get_wire(wire).batch_line(custom_id, payload, model, max_tokens)
+
+
+def payload_of(wire: str, line: dict) -> dict:
+    """The payload inside a batch input line (`line` read back)."""
+    return get_wire(wire).batch_payload(line)
 
 
 def dumps(data: dict) -> bytes:

@@ -126,7 +126,7 @@ class BatchRenderer:
         return self._runtime
 
     @property
-    def limits(self) -> formats.Limits:
+    def limits(self) -> formats.BatchLimits:
         return formats.LIMITS[self.provider]
 
     # -- one row
@@ -206,7 +206,7 @@ class BatchRenderer:
             payload = None
             if r.ok:
                 body = json.loads(r.unwrap())
-                payload = json.dumps(_payload_of(self.provider, body), ensure_ascii=False, separators=(",", ":"))
+                payload = json.dumps(formats.payload_of(self.provider, body), ensure_ascii=False, separators=(",", ":"))
             yield {"custom_id": r.id, "ok": r.ok, "code": r.code, "message": r.message, "tokens": r.tokens,
                    "payload": payload, "request": None if r.line is None else r.line.decode("utf-8").rstrip("\n")}
 
@@ -224,16 +224,6 @@ class BatchRenderer:
             rows = pa.Table.from_pandas(batch, preserve_index=False).to_pylist()
             return pa.Table.from_pylist(list(self.records(rows)), schema=OUTPUT_SCHEMA).to_pandas()
         raise TypeError(f"a batch is a pyarrow Table or a pandas DataFrame, not {type(batch).__name__}")
-
-
-def _payload_of(provider: str, line: dict) -> dict:
-    if provider == "openai":
-        return line["body"]
-    if provider == "anthropic":
-        return line["params"]
-    if provider == "gemini":
-        return line["request"]
-    return {"prompt": line["prompt"]}
 
 
 def render_rows(

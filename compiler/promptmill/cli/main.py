@@ -24,14 +24,14 @@ import click
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.version import __version__
-from ..runtime.wire import PROVIDERS
+from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
 
 if TYPE_CHECKING:
     from ..runtime.engine import Runtime
     from ..runtime.request import PromptRequest
 
-PAYLOAD_FORMATS = tuple(p for p in PROVIDERS if p != "text")  # --format <provider> prints that payload
+PAYLOAD_FORMATS = tuple(p for p in WIRE_NAMES if p != "text")  # --format <wire> prints that payload
 RENDER_FORMATS = ("pretty", "text", "json", *PAYLOAD_FORMATS)
 EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
@@ -284,7 +284,7 @@ def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool
 @click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json; - reads standard input).")
 @click.option("--budget", type=int, help="Tokens the prompt may use (can only lower the role's budget).")
 @click.option("--format", "fmt", type=click.Choice(RENDER_FORMATS), default="pretty", show_default=True)
-@click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for (default: the role's; implied by provider formats).")
+@click.option("--provider", type=click.Choice(WIRE_NAMES), help="Provider to fit for (default: the role's; implied by provider formats).")
 @click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
 @click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
 @click.option("--event", type=click.Choice(EVENTS), default="start", show_default=True)
@@ -355,7 +355,7 @@ def stats(path: str, build: str | None) -> None:
 @click.option("--role", required=True, help="Role to re-render after every change.")
 @click.option("--state", "state_file", type=click.Path(), help="Render state (.yaml, .yml or .json); watched too.")
 @click.option("--budget", type=int, help="Tokens the prompt may use.")
-@click.option("--provider", type=click.Choice(PROVIDERS), help="Provider to fit for.")
+@click.option("--provider", type=click.Choice(WIRE_NAMES), help="Provider to fit for.")
 @click.option("--debounce", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="Seconds of quiet before a refresh.")
 @handled
 def watch(path: str, role: str, state_file: str | None, budget: int | None, provider: str | None, debounce: float) -> None:
@@ -451,7 +451,7 @@ def batch() -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the request files, report.jsonl and summary.json.")
 @click.option("--build", default="build", show_default=True, type=click.Path(), help="Build folder to render from.")
 @click.option(
-    "--provider", type=click.Choice(("openai", "anthropic", "gemini", "text")), help="Batch format (default: the role's provider)."
+    "--provider", type=click.Choice(batch_wires()), help="Batch format (default: the role's provider)."
 )
 @click.option("--model", help="Model named in each request (default: the role's model).")
 @click.option("--budget", type=int, help="Tokens each prompt may use (can only lower the role's budget).")

@@ -345,12 +345,12 @@ _LOSSY_HINTS = {
 
 
 def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
-    from ..runtime.schemaconv import gemini_schema, openai_strict
+    from ..runtime.wires.schemaforms import BUNDLE_KEYS, JSON_SCHEMA_STRICT, OPENAPI_SUBSET, gemini_schema, openai_strict
 
     strict, strict_problems = openai_strict(schema)
     gemini, gemini_problems = gemini_schema(schema)
     lossy = [("openai", p, m) for p, m in strict_problems] + [("gemini", p, m) for p, m in gemini_problems]
-    return {"openai_strict": None if strict_problems else strict, "gemini": gemini}, lossy
+    return {BUNDLE_KEYS[JSON_SCHEMA_STRICT]: None if strict_problems else strict, BUNDLE_KEYS[OPENAPI_SUBSET]: gemini}, lossy
 
 
 def native_fallback(

@@ -17,7 +17,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class Generations(Generic[K, V]):
+class GenerationalCache(Generic[K, V]):
     """Two-generation bounded map; thread-safe (writes take a lock, reads need none)."""
 
     def __init__(self, max_weight: int) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cache import Generations
+from .cache import GenerationalCache
 from .tokenizers import Tokenizer
 
 # How far to look for a hard boundary inside a piece before giving up and
@@ -28,8 +28,8 @@ MAX_JOIN_KEY_CHARS = 20_000  # count_parts remembers soft joins between pieces t
 MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
 
 
-class CountCache(Generations[str, int]):
-    """A bounded, content-addressed map text -> token count (`Generations`).
+class CountCache(GenerationalCache[str, int]):
+    """A bounded, content-addressed map text -> token count (`GenerationalCache`).
 
     Each entry weighs the length of its text plus `ENTRY_COST` (the dict slot,
     the int and the str header), so many short entries are bounded as well as a
@@ -45,7 +45,7 @@ class CountCache(Generations[str, int]):
 
     def put(self, text: str, value: int, size: int | None = None) -> None:
         if len(text) <= self.max_key_chars:
-            Generations.put(self, text, value, len(text) + self.ENTRY_COST)
+            GenerationalCache.put(self, text, value, len(text) + self.ENTRY_COST)
 
     def weigh(self, key: str, value: int) -> int:
         return len(key) + self.ENTRY_COST

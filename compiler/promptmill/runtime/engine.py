@@ -25,7 +25,7 @@ import os
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.choices import EVENTS
 from ..core.errors import (
@@ -38,6 +38,7 @@ from ..core.errors import (
 )
 from ..core.suggest import ID_CUTOFF, did_you_mean, nearest
 from . import conditions, tooldecl
+from .assemble import assemble
 from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
 from .counting import CountCache, Counter
 from .fill import PreparedRole, make_candidate, unique_tool_names
@@ -46,9 +47,11 @@ from .itemmemo import ItemMemo
 from .request import PromptRequest
 from .schema.validate import Validator
 from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
-from .summarize import summarize
 from .tokenizers import get_tokenizer
-from .wire import Wire, get_wire
+from .wires import get_wire
+
+if TYPE_CHECKING:
+    from .wires.base import Wire
 
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
@@ -235,8 +238,8 @@ class Runtime:
         """Fill `role` with `state` and fit it to the budget.
 
         `budget` caps the tokens the prompt may use (it can lower, never raise,
-        the role's `max_tokens - reserve`). `provider` picks the wire format the
-        budget is counted on (default: the role's). `event` is `start` or
+        the role's `max_tokens - reserve`). `provider` names the wire (the API
+        dialect) the budget is counted on (default: the role's). `event` is `start` or
         `continue` (for injection rules). With `validate=False` the state is not
         checked against the role's inputs schema.
         """
@@ -273,23 +276,23 @@ class Runtime:
             except conditions.ConditionTimeout as exc:  # name the section whose condition it is
                 raise conditions.ConditionTimeout(f"role '{role}', section '{spec.id}': {exc.message}", hint=exc.hint) from None
             if any(c.spec.kind == "tools" for c in cands):
-                unique_tool_names(cands, self._reserved_tools(bundle, wire.name))
+                unique_tool_names(cands, self._reserved_tools(bundle, wire))
             result = Fitter(prepared, wire, limit, ctx).fit(cands)
         except StateError as exc:
             if exc.role:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
-        req = summarize(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        req = assemble(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
         if chosen is not None:
             req = dataclasses.replace(req, events=(chosen, *req.events))
         _require_content(role, req, limit)
         return req
 
-    def _choose_parent(self, prepared: PreparedRole, state: dict, provider: str, event: str) -> tuple[PreparedRole, dict]:
+    def _choose_parent(self, prepared: PreparedRole, state: dict, wire: str, event: str) -> tuple[PreparedRole, dict]:
         """For a role whose parent is chosen at render time: the prepared candidate whose
         condition holds first (else the role with its `extends`), and the `parent_chosen` event."""
         bundle = prepared.bundle
-        cond_ctx = _condition_context(bundle, state, provider, event)
+        cond_ctx = _condition_context(bundle, state, wire, event)
         for index, choice in enumerate(bundle.parents):
             if conditions.evaluate(choice.when, cond_ctx):
                 key = f"{bundle.id}#{index}"  # '#' never occurs in a role id
@@ -304,13 +307,13 @@ class Runtime:
         return prepared, {"type": "parent_chosen", "parent": bundle.default_parent, "candidate": None, "when": None}
 
     @staticmethod
-    def _reserved_tools(bundle: RoleBundle, wire: str) -> dict[str, str]:
+    def _reserved_tools(bundle: RoleBundle, wire: Wire) -> dict[str, str]:
         """Tool names the output contract takes: its return tool, where it is sent natively
         or (return_call) where the prompt tells the model to call it."""
         contract = bundle.output
         if contract is None or contract.style not in ("return_call", "native"):
             return {}
-        names = [t["name"] for t in tooldecl.extra_tools(contract, wire, bundle.tool_mode)]
+        names = [t["name"] for t in wire.extra_tools(contract, bundle.tool_mode)]
         if contract.style == "return_call":
             names.append(tooldecl.return_tool(contract)["name"])
         return {name: f"the return tool of output contract '{contract.id}'" for name in names}
@@ -335,10 +338,10 @@ class Runtime:
         return room - margin_tokens, origins, margin_tokens
 
 
-def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], provider: str, event: str) -> dict[str, Any]:
+def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], wire: str, event: str) -> dict[str, Any]:
     """What a `when` condition (a section's, a rule line's, a parent choice's) can read."""
     return {"state": state, "role": {"id": bundle.id, "category": bundle.category}, "model": bundle.model,
-            "provider": provider, "event": event}
+            "provider": wire, "event": event}  # conditions read the wire name as `provider`
 
 
 def _reload(build_dir: str, cache_chars: int) -> Runtime:

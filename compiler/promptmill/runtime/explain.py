@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+if TYPE_CHECKING:
     from .request import PromptRequest, RenderedSection
 
 
@@ -47,9 +47,9 @@ def dropped_entry(s: RenderedSection) -> str | None:
     return None
 
 
-def report(req: PromptRequest) -> str:
+def explain(req: PromptRequest) -> str:
     """A human-readable account of a render: each section with its tokens and share of the budget,
-    what was trimmed and why, and the total against the budget (`req.report()`)."""
+    what was trimmed and why, and the total against the budget (`req.explain()`)."""
     share = 100.0 * req.tokens / req.budget if req.budget else 0.0
     exact = "exact" if req.exact else "estimate"
     lines = [

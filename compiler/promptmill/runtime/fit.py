@@ -17,22 +17,24 @@ sections are never trimmed by default and trimming only removes whole units.
 
 With `tool_mode: native` on a chat wire, a tools section is not message text:
 each kept tool costs its declaration as the provider sees it, and the payload
-carries the declarations (`promptmill.runtime.tooldecl` holds the counting model). The
+carries the declarations (the wire, `runtime/wires/`, holds the layout and counting model). The
 structured-return tool and a native contract's schema are fixed costs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BudgetError, StateError
 from . import tooldecl
 from .bundle import Section
 from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
-from .wire import Wire
+
+if TYPE_CHECKING:
+    from .wires.base import Wire
 
 
 def _settle(p: Placed, fits_all: bool) -> None:
@@ -133,83 +135,19 @@ class Fitter:
         self.sep_cost = self.counter.count(self.sep)
         self.seq = 0
         bundle = prepared.bundle
-        self.native = bundle.tool_mode == "native" and not wire.single
-        self.extra_tools = tooldecl.extra_tools(bundle.output, wire.name, bundle.tool_mode)
-        self.forced = tooldecl.forced_tool(bundle.output, wire.name) is not None
-        self.output_cost = 0 if wire.single else tooldecl.output_tokens(self.counter, wire.name, bundle.output)
-        head: set[str] = set()
-        for spec in bundle.sections:
-            if spec.message == "system":
-                if spec.stability != "stable":
-                    break
-                head.add(spec.id)
-        self.stable_head = head  # system sections of the leading stable block (system_blocks wires)
-        self.split_at = self._stable_split(bundle.sections) if wire.system_blocks else None
+        self.layout = wire.layout(bundle)
+        self.extra_tools = wire.extra_tools(bundle.output, bundle.tool_mode)
+        self.forced = wire.forced_tool(bundle.output) is not None
+        self.output_cost = wire.output_cost(self.counter, bundle.output)
 
-    # -- layout -----------------------------------------------------------
-    def _chat_turns(self, placed: Placed) -> bool:
-        return placed.spec.kind == "history" and self.wire.history_messages
-
-    def _native(self, placed: Placed) -> bool:
-        return placed.spec.kind == "tools" and self.native
-
-    def _stable_split(self, sections: Sequence[Section]) -> str | None:
-        """The section that ends the stable prefix inside a message, on block-based wires:
-        it starts a block of its own so the cache breakpoint can sit right before it."""
-        order = [s for s in sections if not (s.kind == "tools" and self.native)]
-        order = [s for s in order if s.message == "system"] + [s for s in order if s.message != "system"]
-        end = next((i for i, s in enumerate(order) if s.stability != "stable"), len(order))
-        if 0 < end < len(order):
-            first, prev = order[end], order[end - 1]
-            if first.message != "system" and prev.message == first.message and first.kind != "history":
-                return first.id
-        return None
-
-    def _role_key(self, p: Placed) -> str:
-        """Which container a section opens or joins (for cost estimates while filling)."""
-        if self.wire.single:
-            return "text"
-        if self._native(p):
-            return "tools"
-        if self.wire.system_first and p.spec.message == "system":
-            return "system" if not self.wire.system_blocks or p.spec.id in self.stable_head else "system+"
-        if self.split_at is not None and p.spec.id == self.split_at:
-            return p.spec.message + "+"
-        return p.spec.message
-
+    # -- layout (the wire decides it) ---------------------------------------------
     def declarations(self, placed: list[Placed]) -> list[dict]:
         """Native tool declarations of the kept tools, sections in order, items in their order."""
         out: list[dict] = []
         for p in placed:
-            if p.present and self._native(p):
+            if p.present and self.layout.native_tools(p):
                 out.extend(tooldecl.normalize(p.cand.items[i]) for i in sorted(p.kept))  # type: ignore[index]
         return out
-
-    def layout(self, placed: list[Placed]) -> list[Container]:
-        kept = [p for p in placed if p.present and not self._native(p)]
-        if self.wire.single:
-            return [Container("text", kept)] if kept else []
-        containers: list[Container] = []
-        if self.wire.system_first:
-            system = [p for p in kept if p.spec.message == "system"]
-            split = len(system)
-            if self.wire.system_blocks:
-                split = next((i for i, p in enumerate(system) if p.spec.stability != "stable"), len(system))
-            for block in (system[:split], system[split:]):
-                if block:
-                    containers.append(Container("system", block))
-            kept = [p for p in kept if p.spec.message != "system"]
-        for p in kept:
-            if self._chat_turns(p):
-                for i in sorted(p.kept):
-                    role, _ = turn_content(p.cand.items[i], p.spec.id, i, p.spec.path)  # type: ignore[index]
-                    containers.append(Container(role, [], turn=p.cand.items[i], turn_of=p))  # type: ignore[index]
-                continue
-            if containers and containers[-1].turn is None and containers[-1].role == p.spec.message and p.spec.id != self.split_at:
-                containers[-1].placed.append(p)
-            else:
-                containers.append(Container(p.spec.message, [p]))
-        return containers
 
     def container_parts(self, c: Container) -> list[str]:
         if c.turn is not None:
@@ -222,7 +160,7 @@ class Fitter:
         return parts
 
     def exact_total(self, placed: list[Placed]) -> tuple[int, list[Container]]:
-        containers = self.layout(placed)
+        containers = self.layout.containers(placed)
         count_parts = self.counter.count_parts
         total = self.wire.fixed_overhead if containers else 0
         for c in containers:
@@ -230,15 +168,15 @@ class Fitter:
             total += self.wire.message_overhead + c.tokens
         if not self.wire.single:
             decls = self.declarations(placed) + self.extra_tools
-            total += tooldecl.tools_tokens(self.counter, self.wire.name, decls, self.forced) + self.output_cost
+            total += self.wire.tool_cost(self.counter, decls, self.forced) + self.output_cost
         return total, containers
 
     # -- costs ------------------------------------------------------------
     def _open_cost(self, p: Placed, open_roles: set[str]) -> int:
-        role = self._role_key(p)
+        role = self.layout.key(p)
         if role == "tools":
             opened = role in open_roles or self.extra_tools
-            return 0 if opened else tooldecl.frame_cost(self.counter, self.wire.name, self.forced)
+            return 0 if opened else self.wire.tool_frame_cost(self.counter, self.forced)
         title = p.spec.title_tokens if p.spec.title else 0
         if role in open_roles:
             return title + self.sep_cost
@@ -246,15 +184,15 @@ class Fitter:
 
     def _item_cost(self, p: Placed, i: int, text: str) -> int:
         """What a chat turn or a native tool adds (plain items: `_offer_plain`)."""
-        if self._native(p):
-            return tooldecl.item_cost(self.counter, self.wire.name, text)
+        if self.layout.native_tools(p):
+            return self.wire.tool_item_cost(self.counter, text)
         return self.counter.count(p.cand.rendered[i]) + self.wire.message_overhead
 
     # -- filling ------------------------------------------------------------
     def _offer_items(self, p: Placed, used: int, open_roles: set[str], must: bool) -> tuple[int, bool]:
         spec = p.spec
-        chat_turns = self._chat_turns(p)
-        native = self._native(p)
+        chat_turns = self.layout.chat_turns(p)
+        native = self.layout.native_tools(p)
         if not chat_turns and not native:
             used, fits_all = self._offer_plain(p, used, open_roles, must)
         else:
@@ -263,7 +201,7 @@ class Fitter:
             self._history_start(p, align=not fits_all)  # trimmed, or blank turns skipped at the start
         _settle(p, fits_all)
         if p.kept:
-            open_roles.add(self._role_key(p))
+            open_roles.add(self.layout.key(p))
         return used, fits_all
 
     def _offer_turns_or_tools(self, p: Placed, used: int, open_roles: set[str], must: bool, chat_turns: bool) -> tuple[int, bool]:
@@ -284,7 +222,7 @@ class Fitter:
                 _, text = turn_content(check_item(self.p, cand, i), spec.id, i, spec.path)
                 cand.rendered[i] = cand.units[i] = text
             else:
-                text = tooldecl.counted_text(self.wire.name, tooldecl.normalize(check_item(self.p, cand, i)))
+                text = self.wire.tool_text(tooldecl.normalize(check_item(self.p, cand, i)))
                 if key is not None and cand.checked:
                     memo.put(key, (text, None))  # type: ignore[union-attr]
             p.offered += 1
@@ -396,7 +334,7 @@ class Fitter:
             )
         for p in never:
             if p.present:
-                open_roles.add(self._role_key(p))
+                open_roles.add(self.layout.key(p))
         exhausted = False
         for p in rest:
             if exhausted:
@@ -425,7 +363,7 @@ class Fitter:
             self.seq += 1
             p.order_key = self.seq
             used += cost
-            open_roles.add(self._role_key(p))
+            open_roles.add(self.layout.key(p))
             if p.status == "truncated":
                 exhausted = True
         total, containers = self.exact_total(placed)
@@ -436,8 +374,8 @@ class Fitter:
 
     def _tokens(self, p: Placed) -> int:
         """Tokens of one placed section alone (native tools: their declarations)."""
-        if self._native(p):
-            return tooldecl.tools_tokens(self.counter, self.wire.name, self.declarations([p]), self.forced)
+        if self.layout.native_tools(p):
+            return self.wire.tool_cost(self.counter, self.declarations([p]), self.forced)
         return self.counter.count_parts(p.pieces())
 
     def _remove_last(self, rest: list[Placed]) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import marshal
 from typing import Any
 
-from .cache import Generations
+from .cache import GenerationalCache
 
 MAX_KEY_BYTES = 65_536  # an item serialising to more than this is not memoised
 SANDBOX_GLOBALS = frozenset(
@@ -103,7 +103,7 @@ def score_only_orders(item_schema: object, name: str) -> bool:
     return isinstance(field, dict) and set(field) - _ANNOTATIONS == {"type"} and field["type"] == "number"
 
 
-class ItemMemo(Generations[tuple, tuple]):
+class ItemMemo(GenerationalCache[tuple, tuple]):
     """Bounded map (role, section, variant, item content) -> what rendering the item gave."""
 
     ENTRY_COST = 128

@@ -36,8 +36,10 @@ from .bundle import Contract
 from .replychecks import run_checks
 from .schema.validate import Validator
 from .statelimits import MAX_STATE_DEPTH, check_state_data
+from .wires import get_wire
+from .wires.schemaforms import JSON_SCHEMA_STRICT, native_form
 
-if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
+if TYPE_CHECKING:
     from .request import PromptRequest
 
 MAX_REPLY_CHARS = 1_000_000
@@ -321,7 +323,9 @@ def parse_reply(req: PromptRequest, reply: str | Mapping[str, Any] | list, *, st
         except ReplyError as exc:
             raise ReplyError(exc.summary, exc.errors, code=exc.code, contract=contract.id, instruction=retry) from None
         _check_data(data, contract, retry)
-    if req.provider == "openai" and contract.style == "native" and (contract.native or {}).get("openai_strict") is not None:
+    # the wire by its name: batch collect passes a stand-in with only role, output, provider and state
+    strict = contract.style == "native" and get_wire(req.provider).schema_form == JSON_SCHEMA_STRICT
+    if strict and native_form(contract, JSON_SCHEMA_STRICT) is not None:
         data = strip_added_nulls(data, contract.schema)
     errors = [(p, _shorten(m)) for p, m in _validator(contract).errors(data, root="reply")]
     if errors:

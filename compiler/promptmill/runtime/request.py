@@ -1,24 +1,31 @@
-"""PromptRequest: one fitted prompt, provider-neutral, ready to render.
+"""PromptRequest: one fitted prompt, ready to render for its wire.
 
 Parts are kept apart by stability (`parts`): stable sections (system
 instruction, tool declarations: the cacheable prefix), semi-stable ones
 (context summary, memory) and dynamic ones (history, current input, runtime
 context, attachment metadata). `messages` is the exact layout the budget was
-counted on for `provider`, `tools` the native tool declarations sent beside it;
-`to_payload()` and the `to_<provider>()` methods turn it into a plain dict for
-that provider's SDK. `parse_reply()` checks a model reply against the output
-contract. `report()` explains what was kept and trimmed, and why.
+counted on for its wire (`provider` names it, `wire` is it), `tools` the native tool
+declarations sent beside it; `to_payload()` and the `to_<wire>()` methods turn it into a
+plain dict for the provider's SDK through the wire. `parse_reply()` checks a model reply
+against the output contract. `explain()` says what was kept and trimmed, and why.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ProviderError
 from .bundle import Contract
+from .explain import explain
+from .reply import parse_reply
+from .wires import get_wire
+
+if TYPE_CHECKING:
+    from .wires.base import Wire
 
 
 @dataclass(frozen=True)
@@ -43,16 +50,15 @@ class RenderedSection:
     _count: Any = field(default=None, repr=False, compare=False)  # counts `text` on demand
 
     @classmethod
-    def made(cls, fixed: Mapping[str, Any], **fields: Any) -> RenderedSection:
-        """A report from the section's fixed fields and this render's: the same object the
-        constructor makes (every field set, defaults included), without its per-field
-        `object.__setattr__` calls (the summary makes one per section on every render)."""
+    def create(cls, fixed: Mapping[str, Any], **fields: Any) -> RenderedSection:
+        """Build a RenderedSection from the section's fixed fields and this render's, without the
+        dataclass `__init__` and its per-field `object.__setattr__` calls (hot path: one per section)."""
         obj = cls.__new__(cls)
         values = dict(_SECTION_DEFAULTS)
         values.update(fixed)
         values.update(fields)
         if len(values) != len(_SECTION_FIELDS):
-            raise TypeError(f"RenderedSection.made: missing {sorted(_SECTION_FIELDS.difference(values))}")
+            raise TypeError(f"RenderedSection.create: missing {sorted(_SECTION_FIELDS.difference(values))}")
         obj.__dict__.update(values)
         return obj
 
@@ -115,6 +121,12 @@ class PromptRequest:
     model: str | None = None  # the model the role declares (`model:`), sent by to_openai/to_anthropic
 
     @property
+    def wire(self) -> Wire:
+        """The wire this request was fitted for: `provider` is its name (not a field, so the
+        request's data, its JSON and its pickle are what they were)."""
+        return get_wire(self.provider)
+
+    @property
     def text(self) -> str:
         """The prompt as one text: present sections in order, joined by the separator."""
         return self.separator.join(s.text for s in self.sections if s.present and s.text)
@@ -147,52 +159,36 @@ class PromptRequest:
                 hint=f"render again with provider='{name}'",
             )
 
+    def _render_as(self, name: str, model: str | None = None, max_tokens: int | None = None) -> dict:
+        self._check_provider(name)
+        return get_wire(name).render(self, model=model, max_tokens=max_tokens)
+
     def to_payload(self) -> dict:
-        """The request for the provider it was fitted for."""
-        return getattr(self, f"to_{self.provider}")()
+        """The request for the wire it was fitted for."""
+        return self.wire.render(self)
 
     def to_text(self) -> dict:
         """`{"prompt": str}`: the prompt as one string."""
-        self._check_provider("text")
-        from .renderers import text
-
-        return text.render(self)
+        return self._render_as("text")
 
     def to_live(self) -> dict:
         """`{"instructions": str}`: one flat instruction string for live/voice sessions."""
-        self._check_provider("live")
-        from .renderers import live
-
-        return live.render(self)
-
-    def _reply(self, model: str | None, max_tokens: int | None) -> tuple[str | None, int | None]:
-        """The model and reply limit a payload carries: the role's (`model:`, `budget.reserve`) unless given."""
-        limit = self.reserve if max_tokens is None else max_tokens
-        return model or self.model, (limit if limit and limit > 0 else None)
+        return self._render_as("live")
 
     def to_openai(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
         """keyword arguments of OpenAI `chat.completions.create`: with the role's `model` (when it
         declares one) and reply limit (`max_completion_tokens`, the budget's reserve); both overridable."""
-        self._check_provider("openai")
-        from .renderers import openai
-
-        return openai.render(self, *self._reply(model, max_tokens))
+        return self._render_as("openai", model, max_tokens)
 
     def to_anthropic(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
         """keyword arguments of Anthropic `messages.create`: with the role's `model` (when it
         declares one) and `max_tokens` (the budget's reserve); both overridable."""
-        self._check_provider("anthropic")
-        from .renderers import anthropic
-
-        return anthropic.render(self, *self._reply(model, max_tokens))
+        return self._render_as("anthropic", model, max_tokens)
 
     def to_gemini(self, *, max_tokens: int | None = None) -> dict:
         """the Gemini `generateContent` body, with the reply limit (`max_output_tokens`, the budget's
-        reserve; overridable). The model goes in the URL, or to `renderers.gemini.genai_kwargs`."""
-        self._check_provider("gemini")
-        from .renderers import gemini
-
-        return gemini.render(self, self._reply(None, max_tokens)[1])
+        reserve; overridable). The model goes in the URL, or to `wires.gemini.genai_kwargs`."""
+        return self._render_as("gemini", None, max_tokens)
 
     def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
         """Data of a model reply checked against the role's output contract (see promptmill.runtime.reply).
@@ -200,12 +196,13 @@ class PromptRequest:
         `reply` is the reply text, or the arguments of a structured-return tool call as a
         dict (Anthropic `tool_use.input`) or JSON text (OpenAI `tool_call.function.arguments`).
         Raises `ReplyError` (PM860-PM864) with `repair_message()` for the model."""
-        from .reply import parse_reply
-
         return parse_reply(self, reply, state=state)
 
-    def report(self) -> str:
+    def explain(self) -> str:
         """A human-readable account of the render: totals, then one line per section."""
-        from .explain import report
+        return explain(self)
 
-        return report(self)
+    def report(self) -> str:
+        """Deprecated alias of `explain()` (removed in the next release)."""
+        warnings.warn("PromptRequest.report() is deprecated; use explain()", DeprecationWarning, stacklevel=2)
+        return explain(self)

@@ -33,7 +33,7 @@ from ..core.errors import PromptmillError
 from ..runtime.engine import Runtime
 from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.request import PromptRequest
-from ..runtime.wire import PROVIDERS
+from ..runtime.wires import WIRE_NAMES
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_bounded, read_state, read_state_stream
 
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
@@ -273,7 +273,7 @@ class Session:
             return out
         out["provider"] = main.provider
         views: dict[str, Any] = {}
-        for name in PROVIDERS:
+        for name in WIRE_NAMES:
             try:
                 req = main if name == main.provider else runtime.render(role, state, budget=budget, provider=name)
                 views[name] = view(req)

@@ -1,1 +1,1 @@
-"""Provider renderers: a fitted PromptRequest -> a plain dict for the provider's SDK."""
+"""Deprecated: the renderers moved into `promptmill.runtime.wires` (one module per wire); removed in the next release."""

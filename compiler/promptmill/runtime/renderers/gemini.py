@@ -1,62 +1,15 @@
-"""Gemini generateContent: `system_instruction`, `contents`, `tools`, `generation_config`.
-
-The payload is the request body of the REST `generateContent` call (snake_case
-field names, which the API accepts). For the google-genai SDK, `genai_kwargs`
-moves everything but `contents` into `config`:
-
-    client.models.generate_content(model="gemini-2.5-flash", **genai_kwargs(req.to_gemini()))
-    client.models.generate_content(**genai_kwargs(req.to_gemini(), req.model))  # the role's `model:`
-
-`generation_config.max_output_tokens` is the budget's `reserve` (the tokens kept
-for the reply) unless `to_gemini(max_tokens=...)` says otherwise.
-
-`system_instruction` holds the stable prefix and the rest as two parts; turns
-use the roles `user` and `model`, consecutive messages of one role merged into
-one turn of several parts. Gemini caches repeated prefixes implicitly, so the
-stable parts come first. Native tools become `function_declarations` with
-parameters converted to Gemini's Schema subset; a `native` contract sets
-`response_mime_type: application/json` and `response_schema` (see
-`promptmill.runtime.schemaconv`).
-"""
+"""Deprecated path of `genai_kwargs`: use `promptmill.runtime.wires.gemini.genai_kwargs`; removed in the next release."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import warnings
 
-from ..tooldecl import extra_tools, gemini_declaration, response_schema
-from .chat import split
+from ..wires.gemini import genai_kwargs
 
-if TYPE_CHECKING:  # annotations only: request.py imports this module, not the other way
-    from ..request import PromptRequest
+__all__ = ["genai_kwargs"]
 
-ROLES = {"user": "user", "assistant": "model"}
-
-
-def render(req: PromptRequest, max_tokens: int | None = None) -> dict:
-    """The body of `models.generateContent` (`max_output_tokens`: the reply limit)."""
-    system, turns = split(req, "gemini")
-    out: dict = {}
-    if system:
-        out["system_instruction"] = {"parts": [{"text": text} for text, _ in system]}
-    out["contents"] = [{"role": ROLES[role], "parts": [{"text": text} for text, _ in parts]} for role, parts in turns]
-    decls = [*req.tools, *extra_tools(req.output, "gemini", req.tool_mode)]
-    if decls:
-        out["tools"] = [{"function_declarations": [gemini_declaration(d) for d in decls]}]
-    generation: dict = {"max_output_tokens": max_tokens} if max_tokens else {}
-    if req.output is not None and req.output.style == "native":
-        generation.update({"response_mime_type": "application/json", "response_schema": response_schema(req.output)})
-    if generation:
-        out["generation_config"] = generation
-    return out
-
-
-def genai_kwargs(payload: dict, model: str | None = None) -> dict:
-    """`generate_content` keyword arguments for the google-genai SDK: `contents` and `config`
-    (and `model` when given: `genai_kwargs(req.to_gemini(), req.model)`)."""
-    config = {k: v for k, v in payload.items() if k in ("system_instruction", "tools")}
-    config.update(payload.get("generation_config", {}))
-    out: dict = {"model": model} if model else {}
-    out["contents"] = payload["contents"]
-    if config:
-        out["config"] = config
-    return out
+warnings.warn(
+    "promptmill.runtime.renderers.gemini is deprecated; import genai_kwargs from promptmill.runtime.wires.gemini",
+    DeprecationWarning,
+    stacklevel=2,
+)

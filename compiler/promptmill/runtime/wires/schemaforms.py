@@ -1,45 +1,30 @@
-"""Provider forms of a JSON Schema: OpenAI strict mode and Gemini's Schema subset.
+"""Schema forms a wire sends: JSON Schema in OpenAI's strict mode, and the OpenAPI subset Gemini takes.
 
-Both conversions are pure functions of a draft 2020-12 schema and return the
-converted schema with a list of `(path, problem)` pairs naming what could not be
-expressed. Nothing here validates anything: replies are always checked against
-the contract's original schema (`promptmill.runtime.reply`), so a keyword a provider
-cannot enforce is still enforced by promptmill.
-
-OpenAI strict mode (`response_format.json_schema.strict: true`):
-- every object lists all of its properties in `required`; a property that was
-  optional becomes nullable (`"type": [T, "null"]`, `null` added to an `enum`,
-  or `anyOf: [S, {"type": "null"}]` when there is no type), and
-  `parse_reply` removes those nulls again before checking the reply;
-- every object gets `additionalProperties: false`;
-- constraint keywords strict mode rejects (`minLength`, `maxLength`,
-  `minProperties`, `maxProperties`, `uniqueItems`, `contains`, `default`,
-  `examples`, `const` is kept) are left out;
-- impossible, reported as problems (the payload then sends the original schema
-  with `strict: false`): a root that is not an object, a free-form object
-  (`additionalProperties` true or a schema, or an object without properties),
-  `allOf`, `not`, `if`/`then`/`else`, `patternProperties`, `dependentSchemas`,
-  `dependentRequired`, `unevaluatedProperties`, `propertyNames`.
-
-Gemini (`generation_config.response_schema`, function `parameters`): the
-OpenAPI-style Schema object. Types become upper case (`STRING`, `OBJECT`, ...);
-`"type": [T, "null"]` becomes `T` with `nullable: true`; several types and
-`oneOf` become `any_of`; `const` becomes a one-value `enum`; non-string enums
-are left out (Gemini enums are strings); local `$ref`s into `$defs` are inlined
-(a recursive reference stops at depth 8 and is reported); `property_ordering`
-keeps the declared property order. Kept keywords: description, title, format,
-enum, nullable, properties, required, items, min_items, max_items, minimum,
-maximum, min_length, max_length, pattern, min_properties, max_properties,
-any_of, default, example. Everything else (`additionalProperties`, `allOf`,
-`not`, ...) is left out; the structural ones are reported.
+Both conversions are pure functions of a draft 2020-12 schema returning the converted schema and
+`(path, problem)` pairs for what could not be expressed; replies are still checked against the
+original schema. The rules are in docs/providers.md ("Output contracts").
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..bundle import Contract
 
 Problems = list[tuple[str, str]]
+
+JSON_SCHEMA_STRICT = "json-schema-strict"  # OpenAI strict mode: every property required, no extra keys
+OPENAPI_SUBSET = "openapi-subset"  # Gemini's Schema object: upper-case types, nullable, any_of
+# where a compiled bundle keeps each form in `Contract.native` (bundle format 1 names them by provider)
+BUNDLE_KEYS = {JSON_SCHEMA_STRICT: "openai_strict", OPENAPI_SUBSET: "gemini"}
+
+
+def native_form(contract: Contract, form: str) -> Any:
+    """The contract's schema in `form` as compiled into the bundle, or None (not expressible, or absent)."""
+    return (contract.native or {}).get(BUNDLE_KEYS[form])
+
 
 _OPENAI_DROP = ("minLength", "maxLength", "minProperties", "maxProperties", "uniqueItems", "contains",
                 "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly")

@@ -1,9 +1,9 @@
-"""Turn a fit result into a `PromptRequest`: sections, messages, events."""
+"""Assemble a fit result into a `PromptRequest`: sections, messages, events."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import tooldecl
 from .bundle import RoleBundle, Section
@@ -11,10 +11,12 @@ from .counting import Counter
 from .fill import PreparedRole
 from .fit import FitResult, Placed
 from .request import Message, PromptRequest, RenderedSection
-from .wire import Wire
+
+if TYPE_CHECKING:
+    from .wires.base import Wire
 
 
-def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "", text: str = "") -> RenderedSection:
+def _section(p: Placed, counter: Counter, wire: Wire, native: bool = False, text: str = "") -> RenderedSection:
     items = p.cand.items
     items_total: int | None = None
     kept: tuple[int, ...] = ()
@@ -26,25 +28,25 @@ def _section(p: Placed, counter: Counter, native: bool = False, wire: str = "", 
             kept_set = set(kept)
             dropped = tuple(i for i in range(items_total) if i not in kept_set)
     count = (lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces()))
-    return RenderedSection.made(
+    return RenderedSection.create(
         p.spec.report_fields, status=p.status, reason=p.reason, text=text, items_total=items_total,
         items_kept=kept, items_dropped=dropped, items_counted=p.offered, _count=count,
     )
 
 
-def _native_tokens(p: Placed, counter: Counter, wire: str) -> int:
+def _native_tokens(p: Placed, counter: Counter, wire: Wire) -> int:
     """Tokens of a native tools section's declarations as counted alone (no frame, no pad)."""
     items = p.cand.items or []
-    return sum(counter.count(tooldecl.counted_text(wire, tooldecl.normalize(items[i]))) for i in p.kept)
+    return sum(counter.count(wire.tool_text(tooldecl.normalize(items[i]))) for i in p.kept)
 
 
 def _skipped(spec: Section) -> RenderedSection:
     yields = (spec.context or {}).get("yields_to")
     reason = "its `when` condition is false" + (f", or {', '.join(yields)} placed the fragment first" if yields else "")
-    return RenderedSection.made(spec.report_fields, status="skipped", reason=reason, text="")
+    return RenderedSection.create(spec.report_fields, status="skipped", reason=reason, text="")
 
 
-def summarize(
+def assemble(
     prepared: PreparedRole,
     wire: Wire,
     result: FitResult,
@@ -66,9 +68,9 @@ def summarize(
             sections.append(_skipped(spec))
         else:
             placed = by_id[spec.id]
-            native = fitter._native(placed)
+            native = fitter.layout.native_tools(placed)
             text = texts[id(placed)] = placed.text() if placed.present and not native else ""
-            sections.append(_section(placed, counter, native, wire.name, text))
+            sections.append(_section(placed, counter, wire, native, text))
     messages = []
     sep = fitter.sep
     for c in result.containers:
