@@ -34,7 +34,7 @@ def run(*args: str):
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
+def scaffolded(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
     result = run("init", "demo")
     assert result.exit_code == 0, result.output
@@ -67,7 +67,7 @@ def test_init_writes_the_listed_files(tmp_path):
     assert not any("dot-" in rel or "@PROMPTMILL_VERSION@" in (tmp_path / "new" / "demo" / rel).read_text() for rel in rels)
 
 
-def test_scaffold_lints_strict_compiles_and_renders(project):
+def test_scaffold_lints_strict_compiles_and_renders(scaffolded):
     lint = run("lint", "--strict")
     assert lint.exit_code == 0, lint.output
     assert lint.output == "no problems in 4 files\n"
@@ -146,8 +146,8 @@ def test_init_where_a_folder_blocks_a_file_is_an_error(tmp_path):
 # -- editor schema association --------------------------------------------------
 
 
-def test_every_template_has_a_modeline_to_the_schema_promptmill_prints(project):
-    for path in templates(project):
+def test_every_template_has_a_modeline_to_the_schema_promptmill_prints(scaffolded):
+    for path in templates(scaffolded):
         first = path.read_text().splitlines()[0]
         match = MODELINE.match(first)
         assert match, f"{path}: no modeline"
@@ -158,24 +158,24 @@ def test_every_template_has_a_modeline_to_the_schema_promptmill_prints(project):
         assert target.read_text() == run("schema", kind).output
 
 
-def test_vscode_settings_map_each_folder_to_its_schema(project):
-    settings = json.loads((project / ".vscode" / "settings.json").read_text())["yaml.schemas"]
+def test_vscode_settings_map_each_folder_to_its_schema(scaffolded):
+    settings = json.loads((scaffolded / ".vscode" / "settings.json").read_text())["yaml.schemas"]
     matched: dict[Path, str] = {}
     for schema_path, globs in settings.items():
-        target = project / schema_path
+        target = scaffolded / schema_path
         assert target.is_file(), schema_path
         kind = target.name.removesuffix(".schema.json")
         assert target.read_text() == schema_text(kind)
         for pattern in globs:
-            for hit in project.glob(pattern):
+            for hit in scaffolded.glob(pattern):
                 assert hit not in matched, f"{hit} matched by two schemas"
                 matched[hit] = kind
-    assert {p: kind_of(p) for p in templates(project)} == matched
-    assert "redhat.vscode-yaml" in (project / ".vscode" / "extensions.json").read_text()
+    assert {p: kind_of(p) for p in templates(scaffolded)} == matched
+    assert "redhat.vscode-yaml" in (scaffolded / ".vscode" / "extensions.json").read_text()
 
 
-def test_schema_write_refreshes_the_editor_schemas(project):
-    target = project / SCHEMA_DIR
+def test_schema_write_refreshes_the_editor_schemas(scaffolded):
+    target = scaffolded / SCHEMA_DIR
     (target / "role.schema.json").write_text("{}")
     refused = run("schema", "--write", SCHEMA_DIR)
     assert refused.exit_code == 1 and "error[PM013]" in refused.output
@@ -197,8 +197,8 @@ def promptmill_commands(commands: list[str]) -> list[list[str]]:
     return out
 
 
-def test_ci_workflow_commands_pass_on_the_compiled_scaffold(project):
-    workflow = yaml.safe_load((project / ".github" / "workflows" / "promptmill.yml").read_text())
+def test_ci_workflow_commands_pass_on_the_compiled_scaffold(scaffolded):
+    workflow = yaml.safe_load((scaffolded / ".github" / "workflows" / "promptmill.yml").read_text())
     steps = workflow["jobs"]["prompts"]["steps"]
     runs = [step["run"] for step in steps if "run" in step]
     install = next(step for step in steps if step.get("name", "").startswith("install promptmill"))
@@ -218,8 +218,8 @@ def test_ci_workflow_commands_pass_on_the_compiled_scaffold(project):
         assert result.exit_code == 0, (args, result.output)
 
 
-def test_pre_commit_hooks_pass_and_match_the_shipped_hook_definitions(project):
-    config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text())
+def test_pre_commit_hooks_pass_and_match_the_shipped_hook_definitions(scaffolded):
+    config = yaml.safe_load((scaffolded / ".pre-commit-config.yaml").read_text())
     local = {hook["id"]: hook for hook in config["repos"][0]["hooks"]}
     shipped = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(local) == set(shipped) == {"promptmill-lint", "promptmill-compile-check"}

@@ -117,15 +117,13 @@ sections:
 """
 
 
-def _project(tmp_path: Path, escape: bool) -> Path:
-    (tmp_path / "prompts").mkdir()
+def _notes(escape: bool) -> dict[str, str]:
     pipe = " | xml_escape" if escape else ""
-    (tmp_path / "prompts" / "notes.yaml").write_text(ROLE % (pipe, pipe, pipe))
-    return tmp_path
+    return {"prompts/notes.yaml": ROLE % (pipe, pipe, pipe)}
 
 
-def test_xml_escape_keeps_state_inside_its_tag(tmp_path):
-    root = _project(tmp_path, escape=True)
+def test_xml_escape_keeps_state_inside_its_tag(make_project):
+    root = make_project(_notes(escape=True))
     assert [d for d in promptmill.lint(root).diagnostics if d.code == "PM408"] == []
     promptmill.compile(root)
     rt = promptmill.load(root / "build")
@@ -139,8 +137,8 @@ def test_xml_escape_keeps_state_inside_its_tag(tmp_path):
     assert '<file name="x&quot; evil=&quot;1">' in text
 
 
-def test_lint_warns_where_state_is_printed_raw_inside_markup(tmp_path):
-    root = _project(tmp_path, escape=False)
+def test_lint_warns_where_state_is_printed_raw_inside_markup(make_project):
+    root = make_project(_notes(escape=False))
     found = sorted((d.line, d.col, d.severity) for d in promptmill.lint(root).diagnostics if d.code == "PM408")
     # the note template, and the file template (attribute and body: one warning per line)
     assert found == [(13, 22, "warning"), (17, 28, "warning")], found
