@@ -226,11 +226,6 @@ def test_every_candidate_chain_is_checked_ahead_of_time(tmp_path: Path):
     assert "task.yaml:5:32: error[PM607] 'state.moode' is not in the inputs schema" in text
 
 
-def test_inputs_read_by_parent_conditions_are_used(tmp_path: Path):
-    _parents_project(tmp_path)
-    assert [d for d in promptmill.lint(tmp_path).diagnostics if d.code == "PM404"] == []
-
-
 def test_which_lists_the_candidate_parents_and_render_reports_the_choice(tmp_path: Path):
     from promptmill.cli.preview import event_line
     from promptmill.compiling.which import format_which, which
@@ -274,14 +269,6 @@ def test_bundles_with_and_without_parents_match_the_published_bundle_schema(tmp_
     for role in ("task", "other"):
         data = json.loads((build / manifest["roles"][role]["file"]).read_text())
         assert list(Draft202012Validator(schema).iter_errors(data)) == [], role
-
-
-def test_inputs_read_only_by_the_parent_conditions_are_used(tmp_path: Path):
-    """`mode` and `category` reach no section of `task`: the conditions that choose its parent
-    read them, so lint does not call them unused (PM404)."""
-    _parents_project(tmp_path)
-    diags = promptmill.lint(tmp_path).diagnostics
-    assert not [d for d in diags if d.code == "PM404"], [d.format() for d in diags]
 
 
 def _break_parents(data: dict, how: str) -> None:
