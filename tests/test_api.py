@@ -71,7 +71,8 @@ def test_incremental_recompiles_only_what_changed(make_project):
     assert promptmill.compile(root).up_to_date
     (root / "prompts" / "alpha.yaml").write_text(ROLE.format(id="alpha", rules="house").replace("short notes", "long notes"))
     second = promptmill.compile(root)
-    assert second.compiled == ("alpha",) and second.reused == ("beta",)
+    assert second.compiled == ("alpha",)
+    assert second.reused == ("beta",)
     # a shared dependency changes: every role using it is recompiled
     (root / "prompts" / "house.yaml").write_text(RULES.format(text="Be very brief."))
     third = promptmill.compile(root)
@@ -87,7 +88,8 @@ def test_a_new_file_that_shadows_a_library_id_recompiles_its_users(make_project)
     (root / "prompts" / "common.yaml").write_text(RULES.format(text="Our own rule.").replace("id: house", "id: common"))
     assert promptmill.compile(root).compiled == ("r",)
     text = promptmill.load(root / "build").render("r", {"topic": "x"}).text
-    assert "Our own rule." in text and "Never describe" not in text
+    assert "Our own rule." in text
+    assert "Never describe" not in text
 
 
 def test_check_reports_stale_missing_and_extra_files(make_project):
@@ -102,7 +104,8 @@ def test_check_reports_stale_missing_and_extra_files(make_project):
     (build / "roles" / "notes.json").write_text("{}")  # not promptmill's: neither stale nor removed
     stale = promptmill.compile(root, check=True).stale
     assert bundle.relative_to(build).as_posix() in stale
-    assert leftover in stale and "roles/notes.json" not in stale
+    assert leftover in stale
+    assert "roles/notes.json" not in stale
     bundle.unlink()
     assert bundle.relative_to(build).as_posix() in promptmill.compile(root, check=True).stale
 
@@ -130,7 +133,8 @@ def test_lint_collects_everything_and_never_raises(make_project):
     assert not result.ok()
     unknown = next(d for d in result.diagnostics if d.code == "PM202")
     assert unknown.hint == "did you mean 'text'?"
-    assert unknown.file.endswith("prompts/broken.yaml") and (unknown.line, unknown.col) == (5, 5)
+    assert unknown.file.endswith("prompts/broken.yaml")
+    assert (unknown.line, unknown.col) == (5, 5)
 
 
 def test_render_from_sources_equals_render_from_build(make_project):

@@ -106,7 +106,8 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
     # PyYAML's own loader is the reference: YAML 1.1 reads NEL, LS and PS as line
     # breaks, so PyYAML does not round-trip strings holding them in every style
     reference = yaml.safe_load(text)
-    assert doc.data == reference and json.dumps(doc.data) == json.dumps(reference)
+    assert doc.data == reference
+    assert json.dumps(doc.data) == json.dumps(reference)
     breaks = any(c in text for c in "\x85\u2028\u2029")  # line breaks to YAML 1.1, not to str.split
     if not breaks:
         assert doc.data == data
@@ -114,7 +115,8 @@ def test_random_trees_round_trip_through_the_loader(data, styles, flow, unicode)
     last = len(lines) + (text.count("\x85") + text.count("\u2028") + text.count("\u2029"))
     for path in _paths(data):
         pos = doc.pos(path)
-        assert 1 <= pos.line <= last and pos.col >= 1, (path, pos)
+        assert 1 <= pos.line <= last, (path, pos)
+        assert pos.col >= 1, (path, pos)
         if path and isinstance(path[-1], str):
             key = doc.key_pos(path)
             assert 1 <= key.line <= last
@@ -140,11 +142,11 @@ _FILE_LEVEL = {"PM011", "PM100", "PM105", "PM110"}
 
 
 def _assert_placed(d) -> None:
-    assert isinstance(d.line, int) and isinstance(d.col, int), d
-    if d.code in _FILE_LEVEL:
-        assert d.line >= 0 and d.col >= 0, d.format()
-    else:
-        assert d.line >= 1 and d.col >= 1, d.format()
+    assert isinstance(d.line, int), d
+    assert isinstance(d.col, int), d
+    least = 0 if d.code in _FILE_LEVEL else 1
+    assert d.line >= least, d.format()
+    assert d.col >= least, d.format()
 
 
 def _assert_clean(doc, diags) -> None:
@@ -337,7 +339,8 @@ def test_random_states_only_raise_promptmill_errors_and_keep_the_budget(case):
     try:
         req = rt.render(role, data, budget=budget, provider=provider, event=kind)
     except PromptmillError as exc:
-        assert exc.code in CODES and str(exc)
+        assert exc.code in CODES
+        assert str(exc)
         event(f"refused {exc.code}")
         return
     check_contract(rt, role, req)

@@ -88,7 +88,9 @@ def test_hostile_file_gives_one_clear_error(name, make_project):
     assert not [d for d in result.diagnostics if d.file.endswith("good.yaml")]  # the good role is still checked
     assert took < 10, f"{name}: {took:.1f}s to refuse"
     out = CliRunner().invoke(main, ["lint", str(root)])
-    assert out.exit_code == 1 and f"error[{code}]" in out.output and "Traceback" not in out.output
+    assert out.exit_code == 1
+    assert f"error[{code}]" in out.output
+    assert "Traceback" not in out.output
     with pytest.raises(CompileError):
         promptmill.compile(root)
     assert not (root / "build" / "manifest.json").exists()
@@ -115,7 +117,8 @@ def test_symlink_loops_in_the_prompts_folder_are_skipped(make_project):
     result = promptmill.lint(root)
     warnings = sorted((Path(d.file).name, d.code) for d in result.diagnostics)
     assert warnings == [("a.yaml", "PM110"), ("b.yaml", "PM110"), ("loop", "PM110"), ("up", "PM110")]
-    assert result.ok() and result.roles == 1
+    assert result.ok()
+    assert result.roles == 1
     assert promptmill.compile(root).compiled == ("good",)
 
 
@@ -142,7 +145,9 @@ def test_a_file_that_vanishes_between_discovery_and_loading_is_pm100(monkeypatch
     assert (root / "build" / "manifest.json").read_bytes() == before  # the previous build is untouched
     (root / "prompts" / "more.yaml").write_text(GOOD.replace("id: good", "id: more"))
     out = CliRunner().invoke(main, ["lint", str(root)])
-    assert out.exit_code == 1 and "PM100" in out.output and "Traceback" not in out.output
+    assert out.exit_code == 1
+    assert "PM100" in out.output
+    assert "Traceback" not in out.output
 
 
 def test_a_folder_that_vanishes_between_discovery_and_loading_is_pm100(monkeypatch, make_project):
@@ -203,7 +208,8 @@ def test_files_changing_under_a_running_compile_never_crash_it(make_project):
                 promptmill.compile(root)
                 outcomes["compiled"] += 1
             except CompileError as exc:
-                assert exc.diagnostics and all(d.code.startswith("PM") for d in exc.diagnostics)
+                assert exc.diagnostics
+                assert all(d.code.startswith("PM") for d in exc.diagnostics)
                 outcomes["refused"] += 1
     finally:
         stop.set()
@@ -222,7 +228,8 @@ def test_state_nested_20000_levels_is_pm812_not_a_recursion_error(key):
     data = {**state("companion-chat.state.yaml"), key: deep}
     with pytest.raises(promptmill.StateError) as err:
         runtime().render("companion-chat", data)
-    assert err.value.code == "PM812" and "nested" in str(err.value)
+    assert err.value.code == "PM812"
+    assert "nested" in str(err.value)
 
 
 @pytest.mark.timeout(20)
@@ -236,7 +243,8 @@ def test_a_long_run_without_spaces_renders_in_linear_time(run):
     data = {**state("companion-chat.state.yaml"), "summary": run}
     for provider in ("text", "openai"):
         req = runtime().render("companion-chat", data, provider=provider)
-        assert req.tokens <= req.budget and req.section("context_summary").status in ("truncated", "dropped")
+        assert req.tokens <= req.budget
+        assert req.section("context_summary").status in ("truncated", "dropped")
     assert TOK.count(run) > 10_000
 
 
@@ -281,7 +289,8 @@ def test_compile_into_a_folder_that_holds_the_prompts_folder_is_refused(make_pro
     before = _tree(root)
     result = _run("compile", str(root), "-o", str(root))
     assert result.exit_code == 1
-    assert "error[PM010]" in result.output and "holds the prompts folder" in result.output
+    assert "error[PM010]" in result.output
+    assert "holds the prompts folder" in result.output
     assert _tree(root) == before
 
 
@@ -310,9 +319,12 @@ def test_a_role_that_is_renamed_loses_its_old_bundle_and_nothing_else(make_proje
     (root / "build" / "roles" / "notes.txt").write_text("mine")
     (root / "prompts" / "roles" / "r.yaml").write_text(ROLE.replace("id: r", "id: s"))
     result = _run("compile", str(root))
-    assert result.exit_code == 0 and "removed 1 stale file" in result.output
+    assert result.exit_code == 0
+    assert "removed 1 stale file" in result.output
     names = sorted(p.name for p in (root / "build" / "roles").iterdir())
-    assert names[0] == "notes.txt" and names[1].startswith("s.") and len(names) == 2
+    assert names[0] == "notes.txt"
+    assert names[1].startswith("s.")
+    assert len(names) == 2
 
 
 # 2. a condition regex never hangs a render
@@ -349,9 +361,12 @@ def test_a_backtracking_condition_regex_ends_the_render_fast(pattern, value, mak
     assert time.monotonic() - started < 2
     (root / "state.json").write_text(json.dumps({"msg": value}))
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "state.json"))
-    assert result.exit_code in (0, 1) and "PM000" not in result.output and "Traceback" not in result.output
+    assert result.exit_code in (0, 1)
+    assert "PM000" not in result.output
+    assert "Traceback" not in result.output
     lint = _run("lint", str(root), "--strict")
-    assert lint.exit_code == 1 and "warning[PM613]" in lint.output, lint.output
+    assert lint.exit_code == 1, lint.output
+    assert "warning[PM613]" in lint.output, lint.output
 
 
 def test_the_regex_deadline_reports_pm821_on_the_cli(make_project):
@@ -419,7 +434,8 @@ def test_lint_flags_and_escapes_invisible_characters_in_a_template(make_project)
     assert result.exit_code == 1
     assert "prompts/roles/r.yaml:5:21: warning[PM113] the file holds U+202E RIGHT-TO-LEFT OVERRIDE" in result.output
     assert "prompts/roles/r.yaml:5:38: warning[PM113] the file holds U+202C POP DIRECTIONAL FORMATTING" in result.output
-    assert "\u202e" not in result.output and "\u202c" not in result.output
+    assert "\u202e" not in result.output
+    assert "\u202c" not in result.output
     assert _run("lint", str(root)).exit_code == 0  # a warning: it fails only --strict
 
 
@@ -433,11 +449,16 @@ def test_a_manifest_nested_3000_levels_is_pm801_and_compile_repairs_it(make_proj
     manifest.write_text("[" * 3000 + "]" * 3000)
     with pytest.raises(promptmill.BuildError) as err:
         promptmill.load(root / "build")
-    assert err.value.code == "PM801" and "nested too deeply" in str(err.value)
+    assert err.value.code == "PM801"
+    assert "nested too deeply" in str(err.value)
     result = _run("render", "r", "--build", str(root / "build"))
-    assert result.exit_code == 1 and "error[PM801]" in result.output and "PM000" not in result.output
+    assert result.exit_code == 1
+    assert "error[PM801]" in result.output
+    assert "PM000" not in result.output
     check = _run("compile", "--check", str(root))
-    assert check.exit_code == 1 and "manifest.json" in check.output and "PM000" not in check.output
+    assert check.exit_code == 1
+    assert "manifest.json" in check.output
+    assert "PM000" not in check.output
     assert _run("compile", str(root)).exit_code == 0
     assert promptmill.load(root / "build").render("r", {}).text == "hi"
 
@@ -453,7 +474,8 @@ def test_a_state_file_linked_to_dev_zero_is_pm812_fast(make_project):
     started = time.monotonic()
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "zero.json"))
     assert result.exit_code == 1
-    assert "error[PM812]: state file" in result.output and "over the limit of 8.0 MiB" in result.output
+    assert "error[PM812]: state file" in result.output
+    assert "over the limit of 8.0 MiB" in result.output
     assert time.monotonic() - started < 5
 
 
@@ -464,7 +486,8 @@ def test_a_state_file_that_is_a_fifo_without_a_writer_does_not_hang(make_project
     promptmill.compile(root)
     os.mkfifo(root / "pipe.json")
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "pipe.json"))
-    assert result.exit_code == 0 and "hi" in result.output  # nothing written: an empty state
+    assert result.exit_code == 0
+    assert "hi" in result.output
 
 
 # 8. a promptmill.yaml that is not a regular file is an error, not silently ignored
@@ -538,7 +561,10 @@ def test_a_budget_that_drops_every_section_is_pm830_on_every_provider(provider, 
     with pytest.raises(promptmill.BudgetError) as err:
         promptmill.load(root / "build").render("r", {"msg": "hello world " * 100}, budget=3, provider=provider)
     assert err.value.code == "PM830"
-    assert "role 'r': the budget of" in str(err.value) and "tokens holds no section; dropped: a" in str(err.value)
+    assert "role 'r': the budget of" in str(err.value)
+    assert "tokens holds no section; dropped: a" in str(err.value)
     (root / "s.json").write_text(json.dumps({"msg": "hello world " * 100}))
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "s.json"), "--budget", "3", "--provider", provider)
-    assert result.exit_code == 1 and "error[PM830]" in result.output and "holds no section" in result.output
+    assert result.exit_code == 1
+    assert "error[PM830]" in result.output
+    assert "holds no section" in result.output

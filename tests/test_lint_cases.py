@@ -75,7 +75,8 @@ def test_every_code_file_is_well_formed_and_every_case_runs():
         assert len(re.findall(r"(?m)^  - name: ", path.read_text(encoding="utf-8"))) == len(cases), path.name
         for c in cases:
             assert ("pass" in c) != ("fail" in c), f"{path.name} {c['name']}: say pass: true or fail: [...]"
-            assert c.get("pass", True) is True and c["files"], f"{path.name} {c['name']}"
+            assert c.get("pass", True) is True, f"{path.name} {c['name']}: pass is true or absent"
+            assert c["files"], f"{path.name} {c['name']}: no files"
             if "fail" in c:
                 assert any(line.startswith(spec["code"] + " ") for line in c["fail"]), f"{path.name} {c['name']}"
         kinds = {"fail" if "fail" in c else "pass" for c in cases}

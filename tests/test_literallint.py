@@ -30,4 +30,5 @@ def test_jinja_in_a_literal_is_a_warning_that_points_at_template(make_project) -
     result = promptmill.lint(make_project({"prompts/r.yaml": ROLE}))
     assert [(d.code, d.severity) for d in result.diagnostics] == [("PM410", "warning")] * 2
     assert "template" in result.diagnostics[1].hint
-    assert result.ok() and not result.ok(strict=True)
+    assert result.ok()
+    assert not result.ok(strict=True)

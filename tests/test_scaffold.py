@@ -76,7 +76,8 @@ def test_scaffold_lints_strict_compiles_and_renders(scaffolded):
     assert compiled.exit_code == 0, compiled.output
     assert compiled.output == "compiled 1 role, reused 0 unchanged, removed 0 stale files -> build/\n"
     check = run("compile", "--check")
-    assert check.exit_code == 0 and check.output == "build/ is up to date (1 role)\n"
+    assert check.exit_code == 0
+    assert check.output == "build/ is up to date (1 role)\n"
     rendered = run("render", ROLE, "--state", STATE)
     assert rendered.exit_code == 0, rendered.output
     assert "dropped: nothing" in rendered.output
@@ -110,8 +111,10 @@ def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path, monkeypatch):
     (tmp_path / "demo" / "prompts" / "roles" / "helpdesk.yaml").write_text("mine\n")
     result = run("init", "demo")
     assert result.exit_code == 1
-    assert "error[PM013]" in result.output and "demo/prompts/roles/helpdesk.yaml" in result.output
-    assert "--force" in result.output and "Traceback" not in result.output
+    assert "error[PM013]" in result.output
+    assert "demo/prompts/roles/helpdesk.yaml" in result.output
+    assert "--force" in result.output
+    assert "Traceback" not in result.output
     assert sorted(p.name for p in (tmp_path / "demo").rglob("*") if p.is_file()) == ["helpdesk.yaml"]
     assert (tmp_path / "demo" / "prompts" / "roles" / "helpdesk.yaml").read_text() == "mine\n"
     forced = run("init", "demo", "--force")
@@ -140,7 +143,8 @@ def test_init_where_a_folder_blocks_a_file_is_an_error(tmp_path):
     (tmp_path / "promptmill.yaml").mkdir()  # a folder where a file must go
     with pytest.raises(promptmill.PromptmillError) as info:
         init(tmp_path, force=True)
-    assert info.value.code == "PM013" and "cannot write" in info.value.message
+    assert info.value.code == "PM013"
+    assert "cannot write" in info.value.message
 
 
 # -- editor schema association --------------------------------------------------
@@ -178,14 +182,16 @@ def test_schema_write_refreshes_the_editor_schemas(scaffolded):
     target = scaffolded / SCHEMA_DIR
     (target / "role.schema.json").write_text("{}")
     refused = run("schema", "--write", SCHEMA_DIR)
-    assert refused.exit_code == 1 and "error[PM013]" in refused.output
+    assert refused.exit_code == 1
+    assert "error[PM013]" in refused.output
     result = run("schema", "--write", SCHEMA_DIR, "--force")
     assert result.exit_code == 0, result.output
     assert result.output.count("wrote ") == len(SCHEMA_NAMES)
     for name in SCHEMA_NAMES:
         assert (target / f"{name}.schema.json").read_text() == schema_text(name)
     usage = run("schema")
-    assert usage.exit_code == 2 and "--write" in usage.output
+    assert usage.exit_code == 2
+    assert "--write" in usage.output
 
 
 # -- CI and pre-commit ------------------------------------------------------------
@@ -207,11 +213,13 @@ def test_ci_workflow_commands_pass_on_the_compiled_scaffold(scaffolded):
     assert install["env"] == {"PROMPTMILL_PIP": "${{ vars.PROMPTMILL_PIP }}"}
     script = install["run"]
     unset = subprocess.run(["bash", "-c", script], env={"PATH": os.environ["PATH"], "PROMPTMILL_PIP": ""}, capture_output=True, text=True)
-    assert unset.returncode == 1 and "::error::set the repository variable PROMPTMILL_PIP" in unset.stdout
+    assert unset.returncode == 1
+    assert "::error::set the repository variable PROMPTMILL_PIP" in unset.stdout
     assert 'pip install "$PROMPTMILL_PIP"' in script
     commands = promptmill_commands(runs)
     assert [c[:1] for c in commands] == [["lint"], ["compile"]]
-    assert "--check" in commands[1] and "github" in commands[0]
+    assert "--check" in commands[1]
+    assert "github" in commands[0]
     assert run("compile").exit_code == 0  # the user compiles and commits build/ once
     for args in commands:
         result = run(*args)
@@ -226,8 +234,10 @@ def test_pre_commit_hooks_pass_and_match_the_shipped_hook_definitions(scaffolded
     assert run("compile").exit_code == 0
     for hook_id, hook in local.items():
         assert hook["entry"] == shipped[hook_id]["entry"]
-        assert hook["language"] == "system" and shipped[hook_id]["language"] == "python"
-        assert hook["pass_filenames"] is False and shipped[hook_id]["pass_filenames"] is False
+        assert hook["language"] == "system"
+        assert shipped[hook_id]["language"] == "python"
+        assert hook["pass_filenames"] is False
+        assert shipped[hook_id]["pass_filenames"] is False
         for definition in (hook, shipped[hook_id]):
             assert re.search(definition["files"], "prompts/roles/helpdesk.yaml")
             assert re.search(definition["files"], "promptmill.yaml")

@@ -202,7 +202,8 @@ def test_a_parent_choice_bundle_is_format_2_and_other_bundles_stay_format_1(tmp_
     build = _parents_project(tmp_path)
     manifest = json.loads((build / "manifest.json").read_text())
     data = json.loads((build / manifest["roles"]["task"]["file"]).read_text())
-    assert data["format_version"] == 2 and [p["parent"] for p in data["parents"]] == ["terse", "coder"]
+    assert data["format_version"] == 2
+    assert [p["parent"] for p in data["parents"]] == ["terse", "coder"]
     assert all(p["bundle"]["format_version"] == 1 for p in data["parents"])
     # every candidate chain's files are sources of the role
     assert {"prompts/terse.yaml", "prompts/coder.yaml", "prompts/base.yaml"} <= set(manifest["roles"]["task"]["sources"])

@@ -181,7 +181,8 @@ def test_mistakes_point_into_the_user_file(layered, user, text, code, line, col,
 def test_a_project_setting_in_the_user_file_says_where_it_belongs(layered, user):
     rules(user, "budget: {max_tokens: 100}\n")
     (diag,) = promptmill.lint(layered).diagnostics
-    assert diag.code == "PM202" and "project's promptmill.yaml" in (diag.hint or "")
+    assert diag.code == "PM202"
+    assert "project's promptmill.yaml" in (diag.hint or "")
 
 
 def test_an_empty_user_file_holds_no_rules(layered, user):
@@ -209,7 +210,8 @@ def test_user_rules_stay_out_of_the_build_and_reach_this_machines_renders(layere
     shown = CliRunner().invoke(main, ["render", "other", "--format", "pretty"])
     assert "by user:inject:mine" in shown.output
     built = CliRunner().invoke(main, ["render", "other", "--build", "build", "--format", "pretty"])
-    assert built.exit_code == 0 and "user:inject:mine" not in built.output
+    assert built.exit_code == 0
+    assert "user:inject:mine" not in built.output
 
 
 def test_the_build_does_not_depend_on_where_the_user_folder_is(layered, tmp_path, monkeypatch):
