@@ -1,13 +1,16 @@
 """Shared test settings and fixtures: a bounded hypothesis profile so the suite
 stays fast, an empty user folder so a developer's own ~/.config/promptmill never
-leaks into a test, and `project`, the render cases' project (modules that need
-another project define their own `project`, which overrides this one).
+leaks into a test, `project`, the render cases' project, `make_project`, which
+writes a project from a {path: text} mapping (use it instead of a builder of
+your own), and `assert_reply_error`, the checks on a refused model reply.
 
 Set HYPOTHESIS_PROFILE=long for a longer fuzzing run (see README, Testing).
 """
 
 import os
 import shutil
+import textwrap
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,48 @@ def project(tmp_path, monkeypatch) -> Path:
     shutil.copy(RENDER_CASES / "state.yaml", root / "state.yaml")
     monkeypatch.chdir(root)
     return root
+
+
+def write_files(root: Path, files: Mapping[str, str | bytes], *, dedent: bool = False) -> Path:
+    """Write each {relative path: text or bytes} under `root` (folders made as needed); `root`.
+    With dedent, text loses its common indentation and leading newlines (for indented literals)."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text).lstrip("\n") if dedent else text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_project(tmp_path) -> Callable[..., Path]:
+    """make_project({path: text}, root=tmp_path, dedent=False) -> root, a project written from
+    the mapping (e.g. {"prompts/r.yaml": ROLE}); nothing is added that the mapping does not name."""
+
+    def make(files: Mapping[str, str | bytes], root: Path | None = None, *, dedent: bool = False) -> Path:
+        return write_files(tmp_path if root is None else root, files, dedent=dedent)
+
+    return make
+
+
+def _assert_reply_error(exc, code: str, paths: Iterable[str] = (), message: str | None = None) -> None:
+    assert exc.code == code, str(exc)
+    got = [p for p, _ in exc.errors]
+    for path in paths:
+        assert path in got, (path, exc.errors)
+    if message:
+        assert message in str(exc), str(exc)
+    assert exc.summary in exc.repair_message()
+
+
+@pytest.fixture
+def assert_reply_error() -> Callable[..., None]:
+    """assert_reply_error(exc, code, paths, message): a ReplyError has this code, names each
+    state path among its errors, says `message` (when given) and repeats its summary in the
+    repair message sent back to the model."""
+    return _assert_reply_error
 
 
 # -- web preview (tests/test_web_*.py): a real headless Chromium ------------------------

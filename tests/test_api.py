@@ -38,21 +38,19 @@ rules:
 """
 
 
-def project(tmp_path: Path, roles=("alpha", "beta"), rules_text="Be brief.") -> Path:
-    (tmp_path / "prompts").mkdir(parents=True)
-    for rid in roles:
-        (tmp_path / "prompts" / f"{rid}.yaml").write_text(ROLE.format(id=rid, rules="house"))
-    (tmp_path / "prompts" / "house.yaml").write_text(RULES.format(text=rules_text))
-    return tmp_path
+def notes(roles=("alpha", "beta"), rules_text="Be brief.") -> dict[str, str]:
+    """Roles that share the constraints file house.yaml, for make_project."""
+    files = {f"prompts/{rid}.yaml": ROLE.format(id=rid, rules="house") for rid in roles}
+    return {**files, "prompts/house.yaml": RULES.format(text=rules_text)}
 
 
 def build_bytes(build: Path) -> dict[str, bytes]:
     return {p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file() and p.name != ".lock"}
 
 
-def test_compile_is_deterministic(tmp_path):
-    a = project(tmp_path / "a")
-    b = project(tmp_path / "b")
+def test_compile_is_deterministic(tmp_path, make_project):
+    a = make_project(notes(), tmp_path / "a")
+    b = make_project(notes(), tmp_path / "b")
     promptmill.compile(a)
     promptmill.compile(b)
     assert build_bytes(a / "build") == build_bytes(b / "build")
@@ -66,14 +64,15 @@ def test_shipped_build_is_up_to_date():
     assert result.stale == (), "run `promptmill compile` and commit build/"
 
 
-def test_incremental_recompiles_only_what_changed(tmp_path):
-    root = project(tmp_path)
+def test_incremental_recompiles_only_what_changed(make_project):
+    root = make_project(notes())
     first = promptmill.compile(root)
     assert first.compiled == ("alpha", "beta")
     assert promptmill.compile(root).up_to_date
     (root / "prompts" / "alpha.yaml").write_text(ROLE.format(id="alpha", rules="house").replace("short notes", "long notes"))
     second = promptmill.compile(root)
-    assert second.compiled == ("alpha",) and second.reused == ("beta",)
+    assert second.compiled == ("alpha",)
+    assert second.reused == ("beta",)
     # a shared dependency changes: every role using it is recompiled
     (root / "prompts" / "house.yaml").write_text(RULES.format(text="Be very brief."))
     third = promptmill.compile(root)
@@ -81,21 +80,20 @@ def test_incremental_recompiles_only_what_changed(tmp_path):
     assert len(list((root / "build" / "roles").iterdir())) == 2  # stale bundles removed
 
 
-def test_a_new_file_that_shadows_a_library_id_recompiles_its_users(tmp_path):
-    root = tmp_path
-    (root / "prompts").mkdir()
-    (root / "prompts" / "r.yaml").write_text(ROLE.format(id="r", rules="common"))
+def test_a_new_file_that_shadows_a_library_id_recompiles_its_users(make_project):
+    root = make_project({"prompts/r.yaml": ROLE.format(id="r", rules="common")})
     promptmill.compile(root)
     text = promptmill.load(root / "build").render("r", {"topic": "x"}).text
     assert "Never describe what a file contains" in text
     (root / "prompts" / "common.yaml").write_text(RULES.format(text="Our own rule.").replace("id: house", "id: common"))
     assert promptmill.compile(root).compiled == ("r",)
     text = promptmill.load(root / "build").render("r", {"topic": "x"}).text
-    assert "Our own rule." in text and "Never describe" not in text
+    assert "Our own rule." in text
+    assert "Never describe" not in text
 
 
-def test_check_reports_stale_missing_and_extra_files(tmp_path):
-    root = project(tmp_path)
+def test_check_reports_stale_missing_and_extra_files(make_project):
+    root = make_project(notes())
     promptmill.compile(root)
     assert promptmill.compile(root, check=True).stale == ()
     build = root / "build"
@@ -106,13 +104,14 @@ def test_check_reports_stale_missing_and_extra_files(tmp_path):
     (build / "roles" / "notes.json").write_text("{}")  # not promptmill's: neither stale nor removed
     stale = promptmill.compile(root, check=True).stale
     assert bundle.relative_to(build).as_posix() in stale
-    assert leftover in stale and "roles/notes.json" not in stale
+    assert leftover in stale
+    assert "roles/notes.json" not in stale
     bundle.unlink()
     assert bundle.relative_to(build).as_posix() in promptmill.compile(root, check=True).stale
 
 
-def test_failed_compile_leaves_the_previous_build(tmp_path):
-    root = project(tmp_path)
+def test_failed_compile_leaves_the_previous_build(make_project):
+    root = make_project(notes())
     promptmill.compile(root)
     before = build_bytes(root / "build")
     (root / "prompts" / "beta.yaml").write_text(ROLE.format(id="beta", rules="nosuchset"))
@@ -124,8 +123,8 @@ def test_failed_compile_leaves_the_previous_build(tmp_path):
     assert rt.roles == ["alpha", "beta"]
 
 
-def test_lint_collects_everything_and_never_raises(tmp_path):
-    root = project(tmp_path)
+def test_lint_collects_everything_and_never_raises(make_project):
+    root = make_project(notes())
     (root / "prompts" / "broken.yaml").write_text("kind: role\nid: broken\nsections:\n  - id: a\n    txt: hi\n")
     (root / "prompts" / "dup.yaml").write_text(ROLE.format(id="alpha", rules="house"))
     result = promptmill.lint(root)
@@ -134,11 +133,12 @@ def test_lint_collects_everything_and_never_raises(tmp_path):
     assert not result.ok()
     unknown = next(d for d in result.diagnostics if d.code == "PM202")
     assert unknown.hint == "did you mean 'text'?"
-    assert unknown.file.endswith("prompts/broken.yaml") and (unknown.line, unknown.col) == (5, 5)
+    assert unknown.file.endswith("prompts/broken.yaml")
+    assert (unknown.line, unknown.col) == (5, 5)
 
 
-def test_render_from_sources_equals_render_from_build(tmp_path):
-    root = project(tmp_path)
+def test_render_from_sources_equals_render_from_build(make_project):
+    root = make_project(notes())
     promptmill.compile(root)
     from promptmill.compiling.api import build_in_memory
 
@@ -176,8 +176,8 @@ def test_an_empty_prompts_folder_is_a_project(tmp_path):
     assert promptmill.compile(tmp_path).compiled == ()
 
 
-def test_a_build_folder_passed_as_a_project_is_told_to_use_build(tmp_path):
-    promptmill.compile(project(tmp_path))
+def test_a_build_folder_passed_as_a_project_is_told_to_use_build(tmp_path, make_project):
+    promptmill.compile(make_project(notes()))
     diags = promptmill.lint(tmp_path / "build").diagnostics
     assert [d.code for d in diags] == ["PM011"]
     assert "--build" in (diags[0].hint or "")

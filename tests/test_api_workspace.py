@@ -52,13 +52,12 @@ sections:
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
+def project(tmp_path, monkeypatch, make_project) -> Path:
+    """The render cases' project plus a shared fragment, a role using it and one with an unused input."""
     root = tmp_path / "project"
     shutil.copytree(CASES / "project", root)
-    (root / "prompts" / "fragments").mkdir()
-    (root / "prompts" / "fragments" / "tone.yaml").write_text(SHARED)
-    (root / "prompts" / "roles" / "polite.yaml").write_text(USES_SHARED)
-    (root / "prompts" / "roles" / "unused.yaml").write_text(UNUSED_INPUT)
+    extra = {"fragments/tone.yaml": SHARED, "roles/polite.yaml": USES_SHARED, "roles/unused.yaml": UNUSED_INPUT}
+    make_project(extra, root / "prompts")
     monkeypatch.chdir(root)
     return root
 

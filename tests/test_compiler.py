@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from promptmill.compiling.api import build_in_memory
 
 
-def _project(tmp_path: Path, role: str) -> Path:
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "r.yaml").write_text(role, encoding="utf-8")
-    return tmp_path
-
-
-def test_a_declared_tool_without_description_renders_inline(tmp_path):
+def test_a_declared_tool_without_description_renders_inline(make_project):
     # `declare[].description` is optional in the schema; the inline tool template
     # reads it, so the compiler must fill the default ("") as native tools do.
-    project = _project(
-        tmp_path,
-        "kind: role\nid: r\nsections:\n"
+    project = make_project(
+        {"prompts/r.yaml": "kind: role\nid: r\nsections:\n"
         "  - id: t\n    title: 'Tools:'\n    declare:\n      - name: ping\n        parameters: {type: object}\n"
-        "  - {id: a, text: hi}\n",
+        "  - {id: a, text: hi}\n"}
     )
     runtime, diags = build_in_memory(project)
     assert diags == []

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -28,17 +27,10 @@ from promptmill.source.loader import load_data_file
 REPO = Path(__file__).resolve().parent.parent
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    """A project at `root`: promptmill.yaml (unless given) plus the files."""
-    files = {"promptmill.yaml": "prompts: prompts\n", **files}
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
+CONFIG = {"promptmill.yaml": "prompts: prompts\n"}  # each project's, unless its files give their own
 
 
-def chain_project(root: Path, depth: int, *, sections: bool) -> Path:
+def chain_files(depth: int, *, sections: bool) -> dict[str, str]:
     """r0 <- r1 <- ... <- r{depth-1}; with `sections`, each role adds one after its parent's."""
     files = {"prompts/r0000.yaml": "kind: role\nid: r0\nsections:\n  - {id: s0, text: Level 0.}\n"}
     for i in range(1, depth):
@@ -48,15 +40,15 @@ def chain_project(root: Path, depth: int, *, sections: bool) -> Path:
             if i % 10 == 0:  # every tenth role also overrides the root section
                 text += f"  - {{id: s0, text: Root as of level {i}.}}\n"
         files[f"prompts/r{i:04d}.yaml"] = text
-    return write(root, files)
+    return {**CONFIG, **files}
 
 
 # -- extends chains -------------------------------------------------------------
 
 
 @pytest.mark.timeout(60)
-def test_a_100_deep_chain_composes_root_first(tmp_path):
-    chain_project(tmp_path, 100, sections=True)
+def test_a_100_deep_chain_composes_root_first(tmp_path, make_project):
+    make_project(chain_files(100, sections=True))
     runtime, diags = build_in_memory(tmp_path)
     assert not [d for d in diags if d.severity == "error"]
     req = runtime.render("r99")
@@ -66,8 +58,8 @@ def test_a_100_deep_chain_composes_root_first(tmp_path):
 
 
 @pytest.mark.timeout(60)
-def test_a_1000_deep_chain_is_one_clear_error_not_a_recursion_error(tmp_path):
-    chain_project(tmp_path, 1000, sections=False)
+def test_a_1000_deep_chain_is_one_clear_error_not_a_recursion_error(tmp_path, make_project):
+    make_project(chain_files(1000, sections=False))
     result = promptmill.lint(tmp_path)
     errors = [d for d in result.diagnostics if d.severity == "error"]
     assert [(d.code, Path(d.file).name, d.line) for d in errors] == [("PM601", f"r{MAX_CHAIN:04d}.yaml", 3)]
@@ -77,9 +69,9 @@ def test_a_1000_deep_chain_is_one_clear_error_not_a_recursion_error(tmp_path):
         promptmill.compile(tmp_path, output=tmp_path / "build")
 
 
-def test_chains_are_walked_once_per_role(tmp_path):
+def test_chains_are_walked_once_per_role(tmp_path, make_project):
     """Composing every role of a chain reuses the ancestors' chains (no quadratic walk)."""
-    chain_project(tmp_path, 150, sections=False)
+    make_project(chain_files(150, sections=False))
     loaded = load_project(tmp_path)
     composer = Composer(loaded.index, loaded.project.config, loaded.project.config_doc)
     leaf = loaded.index.get("role", "r149")
@@ -131,16 +123,16 @@ INJECT_PROJECT = {
 }
 
 
-def test_a_conditional_injection_does_not_hide_a_later_placement(tmp_path):
+def test_a_conditional_injection_does_not_hide_a_later_placement(tmp_path, make_project):
     """First wins at run time: the role's own placement shows when the rule does not fire."""
-    write(tmp_path, {**INJECT_PROJECT, "prompts/role.yaml": """
+    make_project({**CONFIG, **INJECT_PROJECT, "prompts/role.yaml": """
         kind: role
         id: r
         context:
           before: [note/resume]
         sections:
           - {id: body, text: Body.}
-    """})
+    """}, dedent=True)
     runtime, _ = build_in_memory(tmp_path)
     for event in ("start", "continue"):
         req = runtime.render("r", event=event)
@@ -150,8 +142,8 @@ def test_a_conditional_injection_does_not_hide_a_later_placement(tmp_path):
         assert by == (["role:r"] if event == "start" else ["inject:resume"])
 
 
-def test_suppress_drops_injections_and_ancestors_but_not_own_placements(tmp_path):
-    write(tmp_path, {**INJECT_PROJECT, "prompts/roles.yaml": """
+def test_suppress_drops_injections_and_ancestors_but_not_own_placements(tmp_path, make_project):
+    make_project({**CONFIG, **INJECT_PROJECT, "prompts/roles.yaml": """
         kind: role
         id: base
         context:
@@ -165,7 +157,7 @@ def test_suppress_drops_injections_and_ancestors_but_not_own_placements(tmp_path
         context:
           suppress: [note/everywhere, note/resume]
           after: [note/resume]
-    """})
+    """}, dedent=True)
     runtime, diags = build_in_memory(tmp_path)
     assert not [d for d in diags if d.code == "PM603"]
     req = runtime.render("child", event="continue")
@@ -178,8 +170,8 @@ def test_suppress_drops_injections_and_ancestors_but_not_own_placements(tmp_path
         "context:system:note/resume", "body", "context:after:note/everywhere"]
 
 
-def test_role_and_project_injection_layers_order(tmp_path):
-    write(tmp_path, {
+def test_role_and_project_injection_layers_order(tmp_path, make_project):
+    make_project({**CONFIG,
         "promptmill.yaml": """
             prompts: prompts
             inject:
@@ -197,15 +189,15 @@ def test_role_and_project_injection_layers_order(tmp_path):
             sections:
               - {id: body, text: Body.}
         """,
-    })
+    }, dedent=True)
     runtime, _ = build_in_memory(tmp_path)
     req = runtime.render("r")
     assert [e["id"] for e in req.events if e["type"] == "context_injected"] == ["n/a", "n/b", "n/c", "n/d", "n/e"]
     assert [e["layer"] for e in req.events if e["type"] == "context_injected"] == [0, 1, 3, 3, 4]
 
 
-def test_compile_time_conditions_are_decided_per_role(tmp_path):
-    write(tmp_path, {
+def test_compile_time_conditions_are_decided_per_role(tmp_path, make_project):
+    make_project({**CONFIG,
         "promptmill.yaml": """
             prompts: prompts
             inject:
@@ -216,7 +208,7 @@ def test_compile_time_conditions_are_decided_per_role(tmp_path):
         "prompts/a.yaml": "kind: role\nid: a\ncategory: ops\nsections:\n  - {id: body, text: A.}\n",
         "prompts/b.yaml": "kind: role\nid: b\nmodel: gpt-4o-mini\nsections:\n  - {id: body, text: B.}\n",
         "prompts/c.yaml": "kind: role\nid: c\nsections:\n  - {id: body, text: C.}\n",
-    })
+    }, dedent=True)
     runtime, _ = build_in_memory(tmp_path)
     for role, present in (("a", True), ("b", True), ("c", False)):
         bundle = runtime.bundle(role)
@@ -240,8 +232,8 @@ def test_partial_evaluation():
 # -- observability ------------------------------------------------------------
 
 
-def test_events_and_pretty_show_every_context_item_and_the_system_prompt(tmp_path):
-    write(tmp_path, {**INJECT_PROJECT, "prompts/own.yaml": "kind: fragment\nid: note/own\ntext: Own.\n",
+def test_events_and_pretty_show_every_context_item_and_the_system_prompt(tmp_path, make_project):
+    make_project({**CONFIG, **INJECT_PROJECT, "prompts/own.yaml": "kind: fragment\nid: note/own\ntext: Own.\n",
                      "prompts/role.yaml": """
         kind: role
         id: r
@@ -249,7 +241,7 @@ def test_events_and_pretty_show_every_context_item_and_the_system_prompt(tmp_pat
           system: [note/own]
         sections:
           - {id: body, text: Body.}
-    """})
+    """}, dedent=True)
     runtime, _ = build_in_memory(tmp_path)
     for provider in ("text", "openai", "anthropic"):
         req = runtime.render("r", provider=provider)
@@ -303,27 +295,27 @@ def test_shipped_executor_is_composed_from_library_pieces():
         assert title in req.section("constraints").text
 
 
-def test_a_project_overrides_a_shipped_fragment_without_touching_roles(tmp_path):
-    write(tmp_path, {"prompts/role.yaml": """
+def test_a_project_overrides_a_shipped_fragment_without_touching_roles(tmp_path, make_project):
+    make_project({**CONFIG, "prompts/role.yaml": """
         kind: role
         id: r
         context:
           system: [agent/core/identity]
         sections:
           - {id: body, text: Body.}
-    """})
+    """}, dedent=True)
     runtime, _ = build_in_memory(tmp_path)
     assert "autonomous software agent" in runtime.render("r").text
-    write(tmp_path, {"prompts/mine.yaml": "kind: fragment\nid: agent/core/identity\nname: Identity\ntext: Ours.\n"})
+    make_project({**CONFIG, "prompts/mine.yaml": "kind: fragment\nid: agent/core/identity\nname: Identity\ntext: Ours.\n"}, dedent=True)
     runtime, diags = build_in_memory(tmp_path)
     assert '<Identity id="agent/core/identity" type="fragment">\nOurs.\n</Identity>' in runtime.render("r").text
     assert [d.code for d in diags] == ["PM306"]
 
 
-def test_user_folder_comes_from_the_environment(tmp_path, monkeypatch):
+def test_user_folder_comes_from_the_environment(tmp_path, monkeypatch, make_project):
     user = tmp_path / "me"
-    write(user, {"f.yaml": "kind: fragment\nid: agent/core/behaviour\ntext: Mine.\n"})
-    write(tmp_path / "proj", {"prompts/r.yaml": "kind: role\nid: r\nsections:\n  - {id: b, text: B.}\n"})
+    make_project({"f.yaml": "kind: fragment\nid: agent/core/behaviour\ntext: Mine.\n"}, user)
+    make_project({**CONFIG, "prompts/r.yaml": "kind: role\nid: r\nsections:\n  - {id: b, text: B.}\n"}, tmp_path / "proj", dedent=True)
     (found,) = which("agent/core/behaviour", tmp_path / "proj")
     assert found.winner.layer == "library" and not found.shadows  # the test's empty user folder
     monkeypatch.setenv("PROMPTMILL_USER_DIR", str(user))
@@ -331,7 +323,7 @@ def test_user_folder_comes_from_the_environment(tmp_path, monkeypatch):
     assert found.winner.layer == "user" and [s.layer for s in found.shadows] == ["library"]
     monkeypatch.delenv("PROMPTMILL_USER_DIR")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    write(tmp_path / "xdg" / "promptmill", {"g.yaml": "kind: fragment\nid: agent/core/behaviour\ntext: X.\n"})
+    make_project({"g.yaml": "kind: fragment\nid: agent/core/behaviour\ntext: X.\n"}, tmp_path / "xdg" / "promptmill")
     (found,) = which("agent/core/behaviour", tmp_path / "proj")
     assert found.winner.source == "user:g.yaml"
 
@@ -343,8 +335,8 @@ def test_the_test_suite_never_sees_a_real_user_folder():
     assert folder.is_dir() and not any(folder.iterdir())
 
 
-def test_which_cli(tmp_path):
-    write(tmp_path, {"prompts/mine.yaml": "kind: fragment\nid: agent/core/identity\ntext: Ours.\n"})
+def test_which_cli(tmp_path, make_project):
+    make_project({**CONFIG, "prompts/mine.yaml": "kind: fragment\nid: agent/core/identity\ntext: Ours.\n"}, dedent=True)
     runner = CliRunner()
     result = runner.invoke(main, ["which", "agent/core/identity", str(tmp_path)])
     assert result.exit_code == 0, result.output
@@ -359,16 +351,16 @@ def test_which_cli(tmp_path):
     assert "PM302" in result.output and "did you mean 'agent/core/identity'?" in result.output
 
 
-def test_bundles_stay_json_data(tmp_path):
+def test_bundles_stay_json_data(tmp_path, make_project):
     """Folded conditions and context metadata survive the bundle round trip."""
-    write(tmp_path, {**INJECT_PROJECT, "prompts/role.yaml": """
+    make_project({**CONFIG, **INJECT_PROJECT, "prompts/role.yaml": """
         kind: role
         id: r
         context:
           before: [note/resume]
         sections:
           - {id: body, text: Body.}
-    """})
+    """}, dedent=True)
     result = promptmill.compile(tmp_path)
     data = json.loads((result.build_dir / next(iter(json.loads(
         (result.build_dir / "manifest.json").read_text())["roles"].values()))["file"]).read_text())
@@ -437,9 +429,9 @@ def test_value_problem(path, op, value, problem):
     assert (got is None) if problem is None else (problem in got)
 
 
-def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path):
+def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path, make_project):
     """A base's suppress of a fragment injected only for one child warns for no child."""
-    write(tmp_path, {
+    make_project({**CONFIG,
         "promptmill.yaml": """
             prompts: prompts
             inject:
@@ -457,7 +449,7 @@ def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path):
         """,
         "prompts/a.yaml": "kind: role\nid: a\nextends: base\n",
         "prompts/b.yaml": "kind: role\nid: b\nextends: base\n",
-    })
+    }, dedent=True)
     result = promptmill.lint(tmp_path)
     assert not result.diagnostics
     runtime, _ = build_in_memory(tmp_path)
@@ -599,13 +591,13 @@ def test_a_role_without_parent_gets_each_problem_once_and_no_empty_hint(tmp_path
     assert len(placed) == 2 and all(d.hint != "inherited sections: " for d in placed)
 
 
-def test_a_placement_that_yields_to_an_earlier_one_says_why_it_was_skipped(tmp_path):
+def test_a_placement_that_yields_to_an_earlier_one_says_why_it_was_skipped(make_project):
     # the role's own system placement has no `when`; it is skipped because the rule placed the fragment first
-    root = write(tmp_path, {
+    root = make_project({**CONFIG,
         "promptmill.yaml": "inject:\n  - {id: env-hook, event: start, fragment: env, position: before}\n",
         "prompts/env.yaml": "kind: fragment\nid: env\ntext: Linux.\n",
         "prompts/r.yaml": "kind: role\nid: r\ncontext: {system: [env]}\nsections: [{id: body, text: B}]\n",
-    })
+    }, dedent=True)
     runtime, _ = build_in_memory(root)
     skipped = next(s for s in runtime.render("r", {}).sections if s.id == "context:system:env")
     assert skipped.status == "skipped"

@@ -1,8 +1,8 @@
-"""PM410: Jinja syntax in a section's literal `title` or `text` (literals.py)."""
+"""PM410: Jinja syntax in a section's literal `title` or `text` (literals.py).
+
+Its cases (positions, messages, inheritance) are in tests/cases/lint/PM410.yaml."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import promptmill
 
@@ -26,24 +26,9 @@ sections:
 """
 
 
-def test_jinja_in_a_title_or_text_is_a_warning_at_the_braces(tmp_path: Path) -> None:
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "r.yaml").write_text(ROLE, encoding="utf-8")
-    result = promptmill.lint(tmp_path)
-    assert [(d.code, d.severity, d.line, d.col) for d in result.diagnostics] == [
-        ("PM410", "warning", 11, 15),
-        ("PM410", "warning", 13, 19),
-    ]
-    text, title = result.diagnostics
-    assert "its `text` holds Jinja syntax '{% if big %}'" in text.message
-    assert "its `title` holds Jinja syntax '{{ diff.lines }}'" in title.message
-    assert "template" in title.hint
-    assert result.ok() and not result.ok(strict=True)
-
-
-def test_an_inherited_section_is_reported_once_in_its_own_file(tmp_path: Path) -> None:
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "r.yaml").write_text(ROLE, encoding="utf-8")
-    (tmp_path / "prompts" / "c.yaml").write_text("kind: role\nid: c\nextends: r\n", encoding="utf-8")
-    codes = [(d.code, Path(d.file).name) for d in promptmill.lint(tmp_path).diagnostics]
-    assert codes == [("PM410", "r.yaml"), ("PM410", "r.yaml")]
+def test_jinja_in_a_literal_is_a_warning_that_points_at_template(make_project) -> None:
+    result = promptmill.lint(make_project({"prompts/r.yaml": ROLE}))
+    assert [(d.code, d.severity) for d in result.diagnostics] == [("PM410", "warning")] * 2
+    assert "template" in result.diagnostics[1].hint
+    assert result.ok()
+    assert not result.ok(strict=True)

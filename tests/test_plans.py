@@ -46,25 +46,49 @@ def test_no_plan_where_jinja_semantics_differ(source):
     assert build_plan(source) is None
 
 
-@given(
-    entry=st.dictionaries(
-        st.sampled_from(["type", "summary", "name", "description", "parameters", "nested", "items"]),
-        json_values,
-        max_size=6,
-    ),
-    index=st.integers(0, len(TEMPLATES) - 1),
+ENTRIES = st.dictionaries(
+    st.sampled_from(["type", "summary", "name", "description", "parameters", "nested", "items"]),
+    json_values,
+    max_size=6,
 )
-def test_plan_output_equals_jinja(entry, index):
+# entries every template's lookups find, with values a plan prints itself (no lists or mappings)
+PLAIN = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=20)
+FULL_ENTRIES = st.fixed_dictionaries(
+    {"type": PLAIN, "summary": PLAIN, "name": PLAIN, "description": PLAIN, "parameters": json_values,
+     "nested": st.fixed_dictionaries({"deep": PLAIN})}
+)
+
+
+def test_plan_output_equals_jinja():
+    """On random entries a plan gives Jinja's text or defers; it must also actually run on
+    some of them (a run_plan that always deferred would otherwise pass)."""
+    filled = []
+
+    @given(entry=ENTRIES, index=st.integers(0, len(TEMPLATES) - 1))
+    def check(entry, index):
+        source = TEMPLATES[index]
+        got = run_plan(build_plan(source), {"e": entry})
+        try:
+            expected = render(compile_template(source), {"e": entry})
+        except Exception:
+            assert got is None  # where Jinja fails, the plan defers (and Jinja then raises)
+            return
+        if got is not None:
+            assert got == expected
+            if "{{" in source:
+                filled.append(source)
+
+    check()
+    assert filled, "run_plan deferred on every entry: the comparison with Jinja never happened"
+
+
+@given(entry=FULL_ENTRIES, index=st.integers(0, len(TEMPLATES) - 1))
+def test_plan_runs_where_every_lookup_finds_a_plain_value(entry, index):
+    """Where every key a template reads is present, a plan fills it itself, as Jinja would."""
     source = TEMPLATES[index]
-    plan = build_plan(source)
-    got = run_plan(plan, {"e": entry})
-    try:
-        expected = render(compile_template(source), {"e": entry})
-    except Exception:
-        assert got is None  # where Jinja fails, the plan defers (and Jinja then raises)
-        return
-    if got is not None:
-        assert got == expected
+    got = run_plan(build_plan(source), {"e": entry})
+    assert got is not None, f"the plan deferred on {entry!r}"
+    assert got == render(compile_template(source), {"e": entry})
 
 
 def test_an_integer_python_will_not_print_defers_to_jinja():

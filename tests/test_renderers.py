@@ -250,18 +250,14 @@ def test_cli_render_format(tmp_path):
     assert bad.exit_code == 2 and "'openai'" in bad.output
 
 
-def _project(tmp_path, files: dict[str, str]):
+def _project(make_project, files: dict[str, str]):
     from promptmill.compiling.api import build_in_memory
 
-    (tmp_path / "prompts").mkdir()
-    for name, text in files.items():
-        (tmp_path / "prompts" / name).write_text(text)
-    rt, diags = build_in_memory(tmp_path)
-    return rt, diags
+    return build_in_memory(make_project({f"prompts/{name}": text for name, text in files.items()}))
 
 
-def test_cache_breakpoint_moves_into_a_stable_user_message(tmp_path):
-    rt, _ = _project(tmp_path, {"r.yaml": """kind: role
+def test_cache_breakpoint_moves_into_a_stable_user_message(make_project):
+    rt, _ = _project(make_project, {"r.yaml": """kind: role
 id: r
 inputs: {type: object, properties: {q: {type: string}}}
 sections:
@@ -276,8 +272,8 @@ sections:
     assert first[1] == {"type": "text", "text": "3+3?"}
 
 
-def test_a_history_that_starts_with_the_assistant(tmp_path):
-    rt, _ = _project(tmp_path, {"r.yaml": """kind: role
+def test_a_history_that_starts_with_the_assistant(make_project):
+    rt, _ = _project(make_project, {"r.yaml": """kind: role
 id: r
 inputs: {type: object, properties: {h: {type: array, items: {type: object}}}}
 sections:
@@ -290,10 +286,10 @@ sections:
     assert err.value.code == "PM842" and "assistant" in err.value.message
 
 
-def test_openai_sends_a_schema_strict_mode_cannot_express_without_strict(tmp_path):
+def test_openai_sends_a_schema_strict_mode_cannot_express_without_strict(make_project):
     from test_sdk_types import openai_problems
 
-    rt, diags = _project(tmp_path, {
+    rt, diags = _project(make_project, {
         "c.yaml": """kind: output
 id: scores
 style: native

@@ -40,7 +40,7 @@ def _case(path: Path) -> tuple[list[str], str | None, str]:
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[p.stem for p in CORPUS])
-def test_reply_corpus(case, replanner):
+def test_reply_corpus(case, replanner, assert_reply_error):
     expect, message, reply = _case(case)
     if expect == ["ok"]:
         data = replanner.parse_reply(reply)
@@ -49,14 +49,7 @@ def test_reply_corpus(case, replanner):
     code, *paths = expect
     with pytest.raises(ReplyError) as err:
         replanner.parse_reply(reply)
-    exc = err.value
-    assert exc.code == code, str(exc)
-    got = [p for p, _ in exc.errors]
-    for path in paths:
-        assert path in got, (path, exc.errors)
-    if message:
-        assert message in str(exc), str(exc)
-    assert exc.summary in exc.repair_message()
+    assert_reply_error(err.value, code, paths, message)
 
 
 def test_the_corpus_covers_every_reply_code():

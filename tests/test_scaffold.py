@@ -35,7 +35,7 @@ def run(*args: str):
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
+def scaffolded(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
     result = run("init", "demo")
     assert result.exit_code == 0, result.output
@@ -68,7 +68,7 @@ def test_init_writes_the_listed_files(tmp_path):
     assert not any("dot-" in rel or "@PROMPTMILL_VERSION@" in (tmp_path / "new" / "demo" / rel).read_text() for rel in rels)
 
 
-def test_scaffold_lints_strict_compiles_and_renders(project):
+def test_scaffold_lints_strict_compiles_and_renders(scaffolded):
     lint = run("lint", "--strict")
     assert lint.exit_code == 0, lint.output
     assert lint.output == "no problems in 4 files\n"
@@ -77,7 +77,8 @@ def test_scaffold_lints_strict_compiles_and_renders(project):
     assert compiled.exit_code == 0, compiled.output
     assert compiled.output == "compiled 1 role, reused 0 unchanged, removed 0 stale files -> build/\n"
     check = run("compile", "--check")
-    assert check.exit_code == 0 and check.output == "build/ is up to date (1 role)\n"
+    assert check.exit_code == 0
+    assert check.output == "build/ is up to date (1 role)\n"
     rendered = run("render", ROLE, "--state", STATE)
     assert rendered.exit_code == 0, rendered.output
     assert "dropped: nothing" in rendered.output
@@ -111,8 +112,10 @@ def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path, monkeypatch):
     (tmp_path / "demo" / "prompts" / "roles" / "helpdesk.yaml").write_text("mine\n")
     result = run("init", "demo")
     assert result.exit_code == 1
-    assert "error[PM013]" in result.output and "demo/prompts/roles/helpdesk.yaml" in result.output
-    assert "--force" in result.output and "Traceback" not in result.output
+    assert "error[PM013]" in result.output
+    assert "demo/prompts/roles/helpdesk.yaml" in result.output
+    assert "--force" in result.output
+    assert "Traceback" not in result.output
     assert sorted(p.name for p in (tmp_path / "demo").rglob("*") if p.is_file()) == ["helpdesk.yaml"]
     assert (tmp_path / "demo" / "prompts" / "roles" / "helpdesk.yaml").read_text() == "mine\n"
     forced = run("init", "demo", "--force")
@@ -141,14 +144,15 @@ def test_init_where_a_folder_blocks_a_file_is_an_error(tmp_path):
     (tmp_path / "promptmill.yaml").mkdir()  # a folder where a file must go
     with pytest.raises(promptmill.PromptmillError) as info:
         init(tmp_path, force=True)
-    assert info.value.code == "PM013" and "cannot write" in info.value.message
+    assert info.value.code == "PM013"
+    assert "cannot write" in info.value.message
 
 
 # -- editor schema association --------------------------------------------------
 
 
-def test_every_template_has_a_modeline_to_the_schema_promptmill_prints(project):
-    for path in templates(project):
+def test_every_template_has_a_modeline_to_the_schema_promptmill_prints(scaffolded):
+    for path in templates(scaffolded):
         first = path.read_text().splitlines()[0]
         match = MODELINE.match(first)
         assert match, f"{path}: no modeline"
@@ -159,34 +163,36 @@ def test_every_template_has_a_modeline_to_the_schema_promptmill_prints(project):
         assert target.read_text() == run("schema", kind).output
 
 
-def test_vscode_settings_map_each_folder_to_its_schema(project):
-    settings = json.loads((project / ".vscode" / "settings.json").read_text())["yaml.schemas"]
+def test_vscode_settings_map_each_folder_to_its_schema(scaffolded):
+    settings = json.loads((scaffolded / ".vscode" / "settings.json").read_text())["yaml.schemas"]
     matched: dict[Path, str] = {}
     for schema_path, globs in settings.items():
-        target = project / schema_path
+        target = scaffolded / schema_path
         assert target.is_file(), schema_path
         kind = target.name.removesuffix(".schema.json")
         assert target.read_text() == schema_text(kind)
         for pattern in globs:
-            for hit in project.glob(pattern):
+            for hit in scaffolded.glob(pattern):
                 assert hit not in matched, f"{hit} matched by two schemas"
                 matched[hit] = kind
-    assert {p: kind_of(p) for p in templates(project)} == matched
-    assert "redhat.vscode-yaml" in (project / ".vscode" / "extensions.json").read_text()
+    assert {p: kind_of(p) for p in templates(scaffolded)} == matched
+    assert "redhat.vscode-yaml" in (scaffolded / ".vscode" / "extensions.json").read_text()
 
 
-def test_schema_write_refreshes_the_editor_schemas(project):
-    target = project / SCHEMA_DIR
+def test_schema_write_refreshes_the_editor_schemas(scaffolded):
+    target = scaffolded / SCHEMA_DIR
     (target / "role.schema.json").write_text("{}")
     refused = run("schema", "--write", SCHEMA_DIR)
-    assert refused.exit_code == 1 and "error[PM013]" in refused.output
+    assert refused.exit_code == 1
+    assert "error[PM013]" in refused.output
     result = run("schema", "--write", SCHEMA_DIR, "--force")
     assert result.exit_code == 0, result.output
     assert result.output.count("wrote ") == len(SCHEMA_NAMES)
     for name in SCHEMA_NAMES:
         assert (target / f"{name}.schema.json").read_text() == schema_text(name)
     usage = run("schema")
-    assert usage.exit_code == 2 and "--write" in usage.output
+    assert usage.exit_code == 2
+    assert "--write" in usage.output
 
 
 # -- CI and pre-commit ------------------------------------------------------------
@@ -198,8 +204,8 @@ def promptmill_commands(commands: list[str]) -> list[list[str]]:
     return out
 
 
-def test_ci_workflow_commands_pass_on_the_compiled_scaffold(project):
-    workflow = yaml.safe_load((project / ".github" / "workflows" / "promptmill.yml").read_text())
+def test_ci_workflow_commands_pass_on_the_compiled_scaffold(scaffolded):
+    workflow = yaml.safe_load((scaffolded / ".github" / "workflows" / "promptmill.yml").read_text())
     steps = workflow["jobs"]["prompts"]["steps"]
     runs = [step["run"] for step in steps if "run" in step]
     install = next(step for step in steps if step.get("name", "").startswith("install promptmill"))
@@ -208,27 +214,31 @@ def test_ci_workflow_commands_pass_on_the_compiled_scaffold(project):
     assert install["env"] == {"PROMPTMILL_PIP": "${{ vars.PROMPTMILL_PIP }}"}
     script = install["run"]
     unset = subprocess.run(["bash", "-c", script], env={"PATH": os.environ["PATH"], "PROMPTMILL_PIP": ""}, capture_output=True, text=True)
-    assert unset.returncode == 1 and "::error::set the repository variable PROMPTMILL_PIP" in unset.stdout
+    assert unset.returncode == 1
+    assert "::error::set the repository variable PROMPTMILL_PIP" in unset.stdout
     assert 'pip install "$PROMPTMILL_PIP"' in script
     commands = promptmill_commands(runs)
     assert [c[:1] for c in commands] == [["lint"], ["compile"]]
-    assert "--check" in commands[1] and "github" in commands[0]
+    assert "--check" in commands[1]
+    assert "github" in commands[0]
     assert run("compile").exit_code == 0  # the user compiles and commits build/ once
     for args in commands:
         result = run(*args)
         assert result.exit_code == 0, (args, result.output)
 
 
-def test_pre_commit_hooks_pass_and_match_the_shipped_hook_definitions(project):
-    config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text())
+def test_pre_commit_hooks_pass_and_match_the_shipped_hook_definitions(scaffolded):
+    config = yaml.safe_load((scaffolded / ".pre-commit-config.yaml").read_text())
     local = {hook["id"]: hook for hook in config["repos"][0]["hooks"]}
     shipped = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(local) == set(shipped) == {"promptmill-lint", "promptmill-compile-check"}
     assert run("compile").exit_code == 0
     for hook_id, hook in local.items():
         assert hook["entry"] == shipped[hook_id]["entry"]
-        assert hook["language"] == "system" and shipped[hook_id]["language"] == "python"
-        assert hook["pass_filenames"] is False and shipped[hook_id]["pass_filenames"] is False
+        assert hook["language"] == "system"
+        assert shipped[hook_id]["language"] == "python"
+        assert hook["pass_filenames"] is False
+        assert shipped[hook_id]["pass_filenames"] is False
         for definition in (hook, shipped[hook_id]):
             assert re.search(definition["files"], "prompts/roles/helpdesk.yaml")
             assert re.search(definition["files"], "promptmill.yaml")

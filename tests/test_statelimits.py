@@ -68,5 +68,6 @@ def test_skipped_lists_are_not_walked():
 def test_lone_surrogates_are_refused_with_their_path(state, where):
     with pytest.raises(StateError, match=r"lone surrogate|not valid text") as err:
         check_state_data(state)
-    assert err.value.code == "PM811" and err.value.errors[0][0] == where
+    assert err.value.code == "PM811"
+    assert err.value.errors[0][0] == where
     check_state_data({"a": ["caf\u00e9 \U0001F600 \u05d0"]})  # real non-ASCII text is fine
