@@ -21,7 +21,6 @@ def test_a_declared_tool_without_description_renders_inline(make_project):
     assert native.to_openai()["messages"]
 
 
-
 def test_every_section_source_has_a_compile_function():
     # _section looks the source up in this table: a source the model accepts but the table lacks
     # would compile to nothing, silently
@@ -42,16 +41,15 @@ def test_the_role_lint_passes_share_one_shape(tmp_path):
         assert list(inspect.signature(lint).parameters) in (["role", "ctx"], ["composed", "ctx"]), lint
 
 
-def test_the_lint_passes_see_what_compiling_the_role_read(tmp_path):
+def test_the_lint_passes_see_what_compiling_the_role_read(make_project):
     # PM404 runs after assembly, on the inputs compiling read (here a template and a section
     # condition); `spare` alone is never read
-    project = _project(
-        tmp_path,
+    project = make_project({"prompts/r.yaml":
         "kind: role\nid: r\n"
         "inputs:\n  type: object\n  properties:\n    a: {type: string}\n    b: {type: string}\n    spare: {type: string}\n"
         "sections:\n"
         "  - {id: one, template: '{{ a }}'}\n"
-        "  - {id: two, text: hi, when: {path: state.b, op: eq, value: x}}\n",
+        "  - {id: two, text: hi, when: {path: state.b, op: eq, value: x}}\n"}
     )
     from promptmill.compiling.api import lint
 
