@@ -106,21 +106,26 @@ def engines(build: Path, folder: Path, n: int) -> None:
     up = time.perf_counter() - t0
     t1 = time.perf_counter()
     ds = ray.data.read_parquet(str(folder / "eng.parquet"), override_num_blocks=8)
-    got = render_dataset(ds, build, ROLE, provider="openai", id_column="id", state_column="state", concurrency=2,
-                         num_cpus=0.5).count()
+    got = render_dataset(ds, build, ROLE, provider="openai", id_column="id", state_column="state", concurrency=2, num_cpus=0.5).count()
     run = time.perf_counter() - t1
     ray.shutdown()
     assert got == n
-    print(f"  Ray Data map_batches, 2 actors            {run:7.1f} s  {n / run:7,.0f} rows/s  "
-          f"(+{(run - pool) / n * 1000:.2f} ms/row over the pool; ray.init {up:.1f} s more)")
+    print(
+        f"  Ray Data map_batches, 2 actors            {run:7.1f} s  {n / run:7,.0f} rows/s  "
+        f"(+{(run - pool) / n * 1000:.2f} ms/row over the pool; ray.init {up:.1f} s more)"
+    )
 
     from pyspark.sql import SparkSession
 
     from promptmill.batch.spark import OUTPUT_DDL, map_in_arrow
 
     t0 = time.perf_counter()
-    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-             .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     up = time.perf_counter() - t0
     t1 = time.perf_counter()
@@ -130,8 +135,10 @@ def engines(build: Path, folder: Path, n: int) -> None:
     run = time.perf_counter() - t1
     spark.stop()
     assert got == n
-    print(f"  Spark mapInArrow, local[2]                {run:7.1f} s  {n / run:7,.0f} rows/s  "
-          f"(+{(run - pool) / n * 1000:.2f} ms/row over the pool; session start {up:.1f} s more)")
+    print(
+        f"  Spark mapInArrow, local[2]                {run:7.1f} s  {n / run:7,.0f} rows/s  "
+        f"(+{(run - pool) / n * 1000:.2f} ms/row over the pool; session start {up:.1f} s more)"
+    )
 
 
 def main() -> None:

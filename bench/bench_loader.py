@@ -90,8 +90,7 @@ def make_files(folder: pathlib.Path, count: int) -> list[pathlib.Path]:
     ]
     for n in range(count):
         body = HEAD.format(n=n) + "".join(
-            SECTION.format(name=name, priority=50 - i, trim=("items" if i % 2 else "drop"))
-            for i, name in enumerate(names[: 5 + n % 6])
+            SECTION.format(name=name, priority=50 - i, trim=("items" if i % 2 else "drop")) for i, name in enumerate(names[: 5 + n % 6])
         )
         path = folder / f"role_{n:04d}.yaml"
         path.write_text(body, encoding="utf-8")
@@ -112,24 +111,13 @@ def hostile(folder: pathlib.Path) -> None:
     with open(sparse, "wb") as handle:
         handle.truncate(50 * 1024 * 1024)
     laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    laughs += [
-        f"{c}: &{c} [" + ",".join([f"*{p}"] * 9) + "]"
-        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
-    ]
+    laughs += [f"{c}: &{c} [" + ",".join([f"*{p}"] * 9) + "]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)]
     cases = {
         "50 MB file (load_file)": lambda backend: loader.load_file(sparse),
-        "billion laughs 9x9": lambda backend: loader._load(
-            "\n".join(laughs), "b.yaml", loader.DEFAULT_LIMITS, backend
-        ),
-        "10,000-level flow nesting": lambda backend: loader._load(
-            "[" * 10_000 + "]" * 10_000, "d.yaml", loader.DEFAULT_LIMITS, backend
-        ),
-        "10,000-level block nesting": lambda backend: loader._load(
-            "- " * 10_000 + "x", "d.yaml", loader.DEFAULT_LIMITS, backend
-        ),
-        "1 MB single line": lambda backend: loader._load(
-            "a: " + "x" * 1_000_000, "l.yaml", loader.DEFAULT_LIMITS, backend
-        ),
+        "billion laughs 9x9": lambda backend: loader._load("\n".join(laughs), "b.yaml", loader.DEFAULT_LIMITS, backend),
+        "10,000-level flow nesting": lambda backend: loader._load("[" * 10_000 + "]" * 10_000, "d.yaml", loader.DEFAULT_LIMITS, backend),
+        "10,000-level block nesting": lambda backend: loader._load("- " * 10_000 + "x", "d.yaml", loader.DEFAULT_LIMITS, backend),
+        "1 MB single line": lambda backend: loader._load("a: " + "x" * 1_000_000, "l.yaml", loader.DEFAULT_LIMITS, backend),
     }
     for name, run in cases.items():
         for backend in ("c", "python") if yaml.__with_libyaml__ else ("python",):
@@ -147,9 +135,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_files(pathlib.Path(tmp), args.files)
         sizes = [p.stat().st_size for p in paths]
-        print(
-            f"{len(paths)} files, {min(sizes)}-{max(sizes)} bytes, {sum(sizes) / 1e6:.1f} MB in total"
-        )
+        print(f"{len(paths)} files, {min(sizes)}-{max(sizes)} bytes, {sum(sizes) / 1e6:.1f} MB in total")
         doc, diags = loader.load_file(paths[0])
         assert doc is not None and not diags, diags
 
@@ -157,9 +143,7 @@ def main() -> None:
             return loader._load(path.read_bytes(), path.as_posix(), loader.DEFAULT_LIMITS, "python")
 
         def safe_load(path):
-            return yaml.load(
-                path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-            )
+            return yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
         timed(loader.load_file, paths[:50])  # warm up
         ours = timed(loader.load_file, paths)

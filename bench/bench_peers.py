@@ -170,6 +170,7 @@ class Output:
 
 # ---------------------------------------------------------------- promptmill
 
+
 def promptmill_adapters() -> dict[str, Callable[[dict, int], Output]]:
     from promptmill.compiling.api import build_in_memory
 
@@ -242,14 +243,27 @@ def poet_adapters() -> dict[str, Callable[[dict, int], Output]]:
     folder = Path(tempfile.mkdtemp(prefix="poet-bench-"))
     (folder / "executor.yml.j2").write_text(POET_TEMPLATE, encoding="utf-8")
     loader = LocalFSTemplateLoader(str(folder / "executor.yml.j2"))
-    static = {"role_text": ROLE_TEXT, "sep": SEP, "t_task": T_TASK, "t_mem": T_MEM, "t_tools": T_TOOLS,
-              "output_text": OUTPUT_TEXT, "rules_text": RULES_TEXT, "to_json": json.dumps}
+    static = {
+        "role_text": ROLE_TEXT,
+        "sep": SEP,
+        "t_task": T_TASK,
+        "t_mem": T_MEM,
+        "t_tools": T_TOOLS,
+        "output_text": OUTPUT_TEXT,
+        "rules_text": RULES_TEXT,
+        "to_json": json.dumps,
+    }
 
     def render(st: dict, budget: int) -> Output:
-        data = {**static, "task_state": st["task_state"], "subtask_text": subtask_text(st),
-                "memory": st["memory"], "tools": st["tools"]}
-        p = prompt_poet.Prompt(template_data=data, template_loader=loader, from_cache=True,
-                               token_limit=budget, truncation_step=1, tiktoken_encoding_name="o200k_base")
+        data = {**static, "task_state": st["task_state"], "subtask_text": subtask_text(st), "memory": st["memory"], "tools": st["tools"]}
+        p = prompt_poet.Prompt(
+            template_data=data,
+            template_loader=loader,
+            from_cache=True,
+            token_limit=budget,
+            truncation_step=1,
+            tiktoken_encoding_name="o200k_base",
+        )
         p.tokenize()
         p.truncate()
         return Output(p.string, p.messages, len(p.tokens))
@@ -258,6 +272,7 @@ def poet_adapters() -> dict[str, Callable[[dict, int], Output]]:
 
 
 # ---------------------------------------------------------------- priomptipy
+
 
 def priompt_tree(st: dict, chat: bool) -> list:
     """The prompt as priomptipy scopes: higher absolute priority is kept longer;
@@ -297,7 +312,9 @@ def priompt_adapters() -> dict[str, Callable[[dict, int], Output]]:
 
     return {"priomptipy text": text, "priomptipy chat": chat}
 
+
 # ---------------------------------------------------------------- LangChain
+
 
 def langchain_adapters() -> dict[str, Callable[[dict, int], Output]]:
     """One message per part (contents carry their separators, so joined they are the
@@ -333,9 +350,14 @@ def langchain_adapters() -> dict[str, Callable[[dict, int], Output]]:
 
     def render(st: dict, budget: int) -> Output:
         # prompt order: role, task state, subtask, memory title, entries, tools title, tools, output, rules
-        fixed = [(0, SystemMessage(ROLE_TEXT)), (2, HumanMessage(SEP + subtask_text(st))),
-                 (3, HumanMessage(SEP + T_MEM)), (5, HumanMessage(SEP + T_TOOLS)),
-                 (7, HumanMessage(SEP + OUTPUT_TEXT)), (8, HumanMessage(SEP + RULES_TEXT))]
+        fixed = [
+            (0, SystemMessage(ROLE_TEXT)),
+            (2, HumanMessage(SEP + subtask_text(st))),
+            (3, HumanMessage(SEP + T_MEM)),
+            (5, HumanMessage(SEP + T_TOOLS)),
+            (7, HumanMessage(SEP + OUTPUT_TEXT)),
+            (8, HumanMessage(SEP + RULES_TEXT)),
+        ]
         task = [(1, HumanMessage(SEP + T_TASK + "\n" + st["task_state"]))]
         tools = [((6, i), HumanMessage("\n" + tool_text(t))) for i, t in enumerate(st["tools"])]
         ranked = sorted(range(len(st["memory"])), key=lambda i: -st["memory"][i]["relevance"])
@@ -376,16 +398,26 @@ def banks_adapters() -> dict[str, Callable[[dict, int], Output]]:
     rendered again with the kept items; the count reported is that sum."""
     from banks import Prompt
 
-    static = {"role_text": ROLE_TEXT, "sep": SEP, "t_task": T_TASK, "t_mem": T_MEM, "t_tools": T_TOOLS,
-              "output_text": OUTPUT_TEXT, "rules_text": RULES_TEXT, "to_json": json.dumps}
+    static = {
+        "role_text": ROLE_TEXT,
+        "sep": SEP,
+        "t_task": T_TASK,
+        "t_mem": T_MEM,
+        "t_tools": T_TOOLS,
+        "output_text": OUTPUT_TEXT,
+        "rules_text": RULES_TEXT,
+        "to_json": json.dumps,
+    }
 
     def adapter(template: str, chat: bool) -> Callable[[dict, int], Output]:
         prompt = Prompt(template)
 
         def rendered(ctx: dict) -> tuple[str | None, list[dict] | None, int]:
             if chat:
-                msgs = [{"role": m.role, "content": m.content if isinstance(m.content, str)
-                         else "".join(b.text or "" for b in m.content)} for m in prompt.chat_messages(ctx)]
+                msgs = [
+                    {"role": m.role, "content": m.content if isinstance(m.content, str) else "".join(b.text or "" for b in m.content)}
+                    for m in prompt.chat_messages(ctx)
+                ]
                 return None, msgs, chat_count(msgs)
             text = prompt.text(ctx)
             return text, None, count(text)
@@ -439,10 +471,17 @@ def poml_adapters() -> dict[str, Callable[[dict, int], Output]]:
 
     def render(st: dict, budget: int) -> Output:
         n = len(st["tools"])
-        ctx = {"role_text": ROLE_TEXT, "task_text": T_TASK + "\n" + st["task_state"], "subtask_text": subtask_text(st),
-               "t_mem": T_MEM, "t_tools": T_TOOLS, "output_text": OUTPUT_TEXT, "rules_text": RULES_TEXT,
-               "memory": [{"line": memory_line(m), "relevance": m["relevance"]} for m in st["memory"]],
-               "tools": [{"text": tool_text(t), "priority": 10 + (n - i) / n} for i, t in enumerate(st["tools"])]}
+        ctx = {
+            "role_text": ROLE_TEXT,
+            "task_text": T_TASK + "\n" + st["task_state"],
+            "subtask_text": subtask_text(st),
+            "t_mem": T_MEM,
+            "t_tools": T_TOOLS,
+            "output_text": OUTPUT_TEXT,
+            "rules_text": RULES_TEXT,
+            "memory": [{"line": memory_line(m), "relevance": m["relevance"]} for m in st["memory"]],
+            "tools": [{"text": tool_text(t), "priority": 10 + (n - i) / n} for i, t in enumerate(st["tools"])],
+        }
         msgs = poml.poml(POML_TEMPLATE.format(budget=budget), context=ctx, format="openai_chat")["messages"]
         return Output(None, [{"role": m["role"], "content": m["content"]} for m in msgs], None)
 
@@ -514,8 +553,7 @@ def floor_texts(req: Any, st: dict) -> list[str]:
     present non-list section, each present list section's title and kept items, and
     in each list section that lost items the first that does not fit (the most
     relevant dropped entry, the first dropped tool)."""
-    lists = {"memory": (st["memory"], memory_line, lambda i: -st["memory"][i]["relevance"]),
-             "tools": (st["tools"], tool_text, lambda i: i)}
+    lists = {"memory": (st["memory"], memory_line, lambda i: -st["memory"][i]["relevance"]), "tools": (st["tools"], tool_text, lambda i: i)}
     texts: list[str] = []
     for s in req.sections:
         if s.items_total is None:
@@ -570,8 +608,10 @@ def faithfulness(adapters: dict[str, Callable[[dict, int], Output]]) -> None:
         print(f"  {name:<20} {same}")
 
 
-HEADER = (f"  {'library':<20}{'med ms':>9}{'p95 ms':>9} {'vs pm':>7} {'vs floor':>8} {'reported':>8} {'true':>6} "
-          f"{'-budget':>6} {'over':>6}{'rep!=true':>9} {'memory kept':<19} {'tools':<8} task")
+HEADER = (
+    f"  {'library':<20}{'med ms':>9}{'p95 ms':>9} {'vs pm':>7} {'vs floor':>8} {'reported':>8} {'true':>6} "
+    f"{'-budget':>6} {'over':>6}{'rep!=true':>9} {'memory kept':<19} {'tools':<8} task"
+)
 
 
 def row(name: str, t: list[float], qs: list[Quality], ref: float | None, floor: float | None, budget: int, size: Size) -> str:
@@ -583,9 +623,11 @@ def row(name: str, t: list[float], qs: list[Quality], ref: float | None, floor: 
     over = sum(x.over for x in qs)
     mismatch = sum(x.reported is not None and x.reported != x.true for x in qs)
     topk = "yes" if all(x.top_k for x in qs) else f"no ({sum(not x.top_k for x in qs)}/{len(qs)})"
-    return (f"  {name:<20}{med:9.3f}{p95:9.3f} {ratio} {vs_floor} {rep:>8} {q.true:>6} {q.true - budget:>+6} "
-            f"{over:>2}/{len(qs):<3}{mismatch:>3}/{len(qs):<3} {q.mem_kept:>4}/{size.entries:<5}{topk:<9} "
-            f"{q.tools_kept:>3}/{size.tools:<4} {q.task}")
+    return (
+        f"  {name:<20}{med:9.3f}{p95:9.3f} {ratio} {vs_floor} {rep:>8} {q.true:>6} {q.true - budget:>+6} "
+        f"{over:>2}/{len(qs):<3}{mismatch:>3}/{len(qs):<3} {q.mem_kept:>4}/{size.entries:<5}{topk:<9} "
+        f"{q.tools_kept:>3}/{size.tools:<4} {q.task}"
+    )
 
 
 @dataclass
@@ -613,11 +655,13 @@ def states_for(mode: str, size: Size, n: int, tag: str) -> tuple[dict | None, li
     return turns[0], turns[1:]
 
 
-def table(size: Size, budget: int, mode: str, adapters: dict[str, Callable[[dict, int], Output]],
-          runs: int, res: Results) -> None:
-    what = {"fresh content": "every text new", "same state": "one state rendered again",
-            "agent loop": "next turns of one conversation: same tools, 90% of entries recur with new scores, "
-                          "10% new, task state changed by a few lines; the first turn is rendered untimed"}[mode]
+def table(size: Size, budget: int, mode: str, adapters: dict[str, Callable[[dict, int], Output]], runs: int, res: Results) -> None:
+    what = {
+        "fresh content": "every text new",
+        "same state": "one state rendered again",
+        "agent loop": "next turns of one conversation: same tools, 90% of entries recur with new scores, "
+        "10% new, task state changed by a few lines; the first turn is rendered untimed",
+    }[mode]
     print(f"\n{size.name}, budget {budget:,}, {mode} ({size.entries} entries, {size.tools} tools offered; {what})")
     print(HEADER)
     ref: dict[bool, float] = {}
@@ -642,8 +686,10 @@ def table(size: Size, budget: int, mode: str, adapters: dict[str, Callable[[dict
             res.floor[(size.name, budget, mode)] = floor
             calls = len(floor_texts(outs[0].req, states[0]))
             fmed, fp95 = ms(floors)
-            print(f"  {'lazy floor':<20}{fmed:9.3f}{fp95:9.3f} {'':>7} {1:7.2f}x   (tiktoken o200k_base, "
-                  f"{calls} encode_ordinary calls: the texts that can reach the prompt)")
+            print(
+                f"  {'lazy floor':<20}{fmed:9.3f}{fp95:9.3f} {'':>7} {1:7.2f}x   (tiktoken o200k_base, "
+                f"{calls} encode_ordinary calls: the texts that can reach the prompt)"
+            )
         if name.startswith("promptmill"):
             res.pm_renders += len(qs)
             res.pm_mismatch += sum(q.reported != q.true for q in qs)
@@ -677,17 +723,24 @@ def summary(res: Results, sizes: list[Size]) -> None:
             print(f"  {size.name:<7} promptmill / fastest peer: no peer measured")
         else:
             line(size.name, "promptmill / fastest peer", worst[0], "< 1.0", worst[0] < 1.0, worst[1])
-    for mode, label, target in (("fresh content", "fresh content / lazy floor", 1.3),
-                                ("agent loop", "agent loop next turn / lazy floor", 0.4)):
+    for mode, label, target in (
+        ("fresh content", "fresh content / lazy floor", 1.3),
+        ("agent loop", "agent loop next turn / lazy floor", 0.4),
+    ):
         for size in sizes:
-            ratios = [(res.med[(size.name, b, mode, "promptmill text")] / res.floor[(size.name, b, mode)], b)
-                      for b in size.budgets if (size.name, b, mode) in res.floor]
+            ratios = [
+                (res.med[(size.name, b, mode, "promptmill text")] / res.floor[(size.name, b, mode)], b)
+                for b in size.budgets
+                if (size.name, b, mode) in res.floor
+            ]
             if ratios:
                 r, b = max(ratios)
                 line(size.name, label, r, f"<= {target}", r <= target, f"[budget {b:,}]")
     exact = res.pm_mismatch == 0 and res.pm_over == 0
-    print(f"  all     promptmill exact: reported != true count in {res.pm_mismatch} of {res.pm_renders} renders "
-          f"(text and openai), over budget in {res.pm_over}: {'met' if exact else 'NOT met'}")
+    print(
+        f"  all     promptmill exact: reported != true count in {res.pm_mismatch} of {res.pm_renders} renders "
+        f"(text and openai), over budget in {res.pm_over}: {'met' if exact else 'NOT met'}"
+    )
 
 
 def versions() -> None:

@@ -52,20 +52,51 @@ def tool_sets() -> dict[str, list[dict]]:
     declared = next(s for s in base["sections"] if s["id"] == "message_tools")["declare"]
     executor = yaml.safe_load((ROOT / "prompts" / "examples" / "executor.state.yaml").read_text())["tools"]
     chat = yaml.safe_load((ROOT / "prompts" / "examples" / "companion-chat.state.yaml").read_text())["tools"]
-    nested = [{
-        "name": "create_plan",
-        "description": "Create a plan of subtasks.",
-        "parameters": {"type": "object", "required": ["subtasks"], "properties": {
-            "goal": {"type": "string", "description": "What the plan achieves."},
-            "subtasks": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
-                "id": {"type": "string"}, "depends_on": {"type": "array", "items": {"type": "string"}},
-                "kind": {"enum": ["code", "test", "docs"]}}}},
-        }},
-    }]
-    enums = [{"name": "set_mood", "description": "Set the mood.", "parameters": {"type": "object", "properties": {
-        "mood": {"type": "string", "enum": ["calm", "curious", "playful", "tired", "focused"], "description": "The new mood."}}}}]
-    return {"executor (2 flat)": executor, "companion message tools": declared, "companion app tool": chat,
-            "all of the above": executor + declared + chat, "nested plan tool": nested, "enum tool": enums}
+    nested = [
+        {
+            "name": "create_plan",
+            "description": "Create a plan of subtasks.",
+            "parameters": {
+                "type": "object",
+                "required": ["subtasks"],
+                "properties": {
+                    "goal": {"type": "string", "description": "What the plan achieves."},
+                    "subtasks": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["id"],
+                            "properties": {
+                                "id": {"type": "string"},
+                                "depends_on": {"type": "array", "items": {"type": "string"}},
+                                "kind": {"enum": ["code", "test", "docs"]},
+                            },
+                        },
+                    },
+                },
+            },
+        }
+    ]
+    enums = [
+        {
+            "name": "set_mood",
+            "description": "Set the mood.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "mood": {"type": "string", "enum": ["calm", "curious", "playful", "tired", "focused"], "description": "The new mood."}
+                },
+            },
+        }
+    ]
+    return {
+        "executor (2 flat)": executor,
+        "companion message tools": declared,
+        "companion app tool": chat,
+        "all of the above": executor + declared + chat,
+        "nested plan tool": nested,
+        "enum tool": enums,
+    }
 
 
 def main() -> None:

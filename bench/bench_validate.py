@@ -143,8 +143,7 @@ def main() -> None:
     print(f"jsonschema is_valid        {t_slow * 1e3:8.3f} ms")
     print(f"Validator.is_valid         {t_fast * 1e3:8.3f} ms   ratio {t_slow / t_fast:6.1f}x")
     print(f"  lazy memory, root only   {t_lazy * 1e3:8.3f} ms   ratio {t_slow / t_lazy:6.1f}x")
-    print(f"item_valid (one memory)    {t_item * 1e6:8.2f} us   jsonschema {t_item_js * 1e6:.1f} us"
-          f"   ratio {t_item_js / t_item:6.1f}x")
+    print(f"item_valid (one memory)    {t_item * 1e6:8.2f} us   jsonschema {t_item_js * 1e6:.1f} us   ratio {t_item_js / t_item:6.1f}x")
 
 
 if __name__ == "__main__":

@@ -120,7 +120,11 @@ def main() -> None:
         env = dict(os.environ, NO_COLOR="1")
         proc = subprocess.Popen(
             [sys.executable, "-m", "promptmill.cli.main", "watch", ".", "--role", ROLE, "--state", "state.yaml"],
-            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
         )
         try:
             screen = Screen(proc.stdout)
@@ -155,8 +159,10 @@ def main() -> None:
                 )
             print("target: save-to-refresh under 300 ms (includes the 50 ms debounce)")
             scratch, refresh = incremental_ratio(root, role)
-            print(f"in-process: compile from scratch {scratch:.0f} ms, Workspace refresh after a role edit "
-                  f"{refresh:.0f} ms: {scratch / refresh:.0f}x less work per save")
+            print(
+                f"in-process: compile from scratch {scratch:.0f} ms, Workspace refresh after a role edit "
+                f"{refresh:.0f} ms: {scratch / refresh:.0f}x less work per save"
+            )
         finally:
             proc.terminate()
             proc.wait(10)

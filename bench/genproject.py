@@ -170,7 +170,7 @@ def make_project(out: Path, roles: int = 50) -> Path:
         (prompts / "constraints" / f"set-{g}.yaml").write_text(CONSTRAINTS.format(g=g, rules=rules))
     (prompts / "contracts" / "result.yaml").write_text(CONTRACT)
     memory = "".join(
-        f"  - {{type: discovery, summary: \"finding {i}: the tokenizer loop allocates per call\", relevance: {i / 40:.3f}}}\n"
+        f'  - {{type: discovery, summary: "finding {i}: the tokenizer loop allocates per call", relevance: {i / 40:.3f}}}\n'
         for i in range(40)
     )
     state = out / "state.yaml"

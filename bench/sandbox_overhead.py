@@ -20,9 +20,7 @@ STATE = {
 }
 
 TEMPLATES = {
-    "loop-with-loop-vars": (
-        "# {{ task.title }}\n{% for s in task.steps %}\n{{ loop.index }}. {{ s|trim }}\n{% endfor %}"
-    ),
+    "loop-with-loop-vars": ("# {{ task.title }}\n{% for s in task.steps %}\n{{ loop.index }}. {{ s|trim }}\n{% endfor %}"),
     "memory-items": "{% for m in memory %}\n- ({{ '%.2f'|format(m.score) }}) {{ m.text }}\n{% endfor %}",
     "to-json": "{{ tools|tojson }}",
     "join-map": "{{ memory|map(attribute='text')|map('upper')|join('\\n') }}",

@@ -128,8 +128,16 @@ def cache_sizes(rt: Any) -> dict[str, int]:
     return out
 
 
-def soak(renders: int, every: int, *, seed: int = 7, heap: bool = False, cache_chars: int | None = None,
-         build: Path = ROOT / "build", progress: Any = None) -> list[Sample]:
+def soak(
+    renders: int,
+    every: int,
+    *,
+    seed: int = 7,
+    heap: bool = False,
+    cache_chars: int | None = None,
+    build: Path = ROOT / "build",
+    progress: Any = None,
+) -> list[Sample]:
     """Render `renders` times; a `Sample` every `every` renders (and one at the start)."""
     rng = random.Random(seed)
     states = example_states()
@@ -145,8 +153,18 @@ def soak(renders: int, every: int, *, seed: int = 7, heap: bool = False, cache_c
     def sample(n: int) -> None:
         gc.collect()
         traced = tracemalloc.get_traced_memory()[0] / 2**20 if heap else None
-        samples.append(Sample(n, time.perf_counter() - started, rss_mib(), traced, len(gc.get_objects()),
-                              sys.getallocatedblocks(), cache_sizes(rt), dict(refused)))
+        samples.append(
+            Sample(
+                n,
+                time.perf_counter() - started,
+                rss_mib(),
+                traced,
+                len(gc.get_objects()),
+                sys.getallocatedblocks(),
+                cache_sizes(rt),
+                dict(refused),
+            )
+        )
         if progress is not None:
             progress(samples[-1])
 
@@ -192,9 +210,11 @@ def main() -> int:
     last = samples[-1]
     growth = max(s.rss_mib for s in samples[2:] or samples) - warm.rss_mib
     per = last.seconds / max(last.renders, 1) * 1000
-    print(f"\n{last.renders:,} renders in {last.seconds:.0f}s ({per:.2f} ms each); "
-          f"RSS {samples[0].rss_mib:.0f} -> {warm.rss_mib:.0f} MiB after {warm.renders:,} renders -> {last.rss_mib:.0f} MiB at the end "
-          f"(peak growth after warm-up {growth:+.1f} MiB)")
+    print(
+        f"\n{last.renders:,} renders in {last.seconds:.0f}s ({per:.2f} ms each); "
+        f"RSS {samples[0].rss_mib:.0f} -> {warm.rss_mib:.0f} MiB after {warm.renders:,} renders -> {last.rss_mib:.0f} MiB at the end "
+        f"(peak growth after warm-up {growth:+.1f} MiB)"
+    )
     print("refused (expected errors): " + (", ".join(f"{k} {v:,}" for k, v in sorted(last.refused.items())) or "none"))
     print("caches at the end: " + ", ".join(f"{k} {v:,}" for k, v in last.caches.items()))
     if growth > args.max_growth:

@@ -84,8 +84,20 @@ def main() -> int:
         for i in range(args.saves):
             if i % 20 == 19:  # bursts with short pauses, so rebuilds run while files change
                 time.sleep(rng.uniform(0, 0.08))
-            kind = rng.choice(["save", "save", "save", "rename-save", "invalid-then-fix", "delete-file",
-                               "rename-file", "rename-folder", "new-folder", "state"])
+            kind = rng.choice(
+                [
+                    "save",
+                    "save",
+                    "save",
+                    "rename-save",
+                    "invalid-then-fix",
+                    "delete-file",
+                    "rename-file",
+                    "rename-folder",
+                    "new-folder",
+                    "state",
+                ]
+            )
             kinds[kind] = kinds.get(kind, 0) + 1
             other = roles / f"agent-{rng.randrange(8, args.roles):03d}.yaml"
             if kind == "save":
@@ -145,8 +157,10 @@ def main() -> int:
         }
         print(f"{args.saves} changes in {burst:.2f} s ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
         print(f"rebuilds: {watcher.rebuilds} (debounced), exceptions in rebuild: {watcher.errors}, refreshes: {preview.refreshes}")
-        print(f"memory: traced {base_mem / 1_048_576:.1f} -> {mem[0] / 1_048_576:.1f} MiB (peak {mem[1] / 1_048_576:.1f}), "
-              f"RSS {base_rss:.0f} -> {rss:.0f} MiB; threads {base_threads} -> {threads}; open files {base_fds} -> {fds}")
+        print(
+            f"memory: traced {base_mem / 1_048_576:.1f} -> {mem[0] / 1_048_576:.1f} MiB (peak {mem[1] / 1_048_576:.1f}), "
+            f"RSS {base_rss:.0f} -> {rss:.0f} MiB; threads {base_threads} -> {threads}; open files {base_fds} -> {fds}"
+        )
         for name, ok in checks.items():
             print(f"  {'ok  ' if ok else 'FAIL'} {name}")
         return 0 if all(checks.values()) else 1

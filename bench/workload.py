@@ -170,9 +170,6 @@ def dynamic_texts(st: dict) -> list[str]:
     return out
 
 
-
-
-
 def agent_turns(entries: int, tools: int, turns: int, *, seed: int = 0, fresh: str = "", recur: float = 0.9) -> Iterator[dict]:
     """The states of `turns` turns of one agent loop. The first is `state(...)`; each next
     turn keeps the same tools (the same objects), keeps `recur` of the memory entries
@@ -185,11 +182,13 @@ def agent_turns(entries: int, tools: int, turns: int, *, seed: int = 0, fresh: s
         yield st
         memory = [dict(m, relevance=rng.random()) for m in rng.sample(st["memory"], round(entries * recur))]
         for _ in range(entries - len(memory)):
-            memory.append({
-                "type": rng.choice(["decision", "error", "tool_result", "discovery", "artifact", "context"]),
-                "summary": _sentence(rng, rng.randint(50, 100), f"{fresh}{serial}"),
-                "relevance": rng.random(),
-            })
+            memory.append(
+                {
+                    "type": rng.choice(["decision", "error", "tool_result", "discovery", "artifact", "context"]),
+                    "summary": _sentence(rng, rng.randint(50, 100), f"{fresh}{serial}"),
+                    "relevance": rng.random(),
+                }
+            )
             serial += 1
         rng.shuffle(memory)
         lines = st["task_state"].split("\n")

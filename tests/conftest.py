@@ -22,12 +22,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 # fails as "Flaky: Unreliable assumption" and wastes minutes on examples it cannot read.
 _db = os.environ.get("PROMPTMILL_HYPOTHESIS_DB")
 _own_db = {"database": DirectoryBasedExampleDatabase(_db)} if _db else {}
-settings.register_profile(
-    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db
-)
-settings.register_profile(
-    "long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db
-)
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
+settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 RENDER_CASES = Path(__file__).parent / "cases" / "render"
@@ -103,8 +99,18 @@ def _no_browser(why: str):
     if os.environ.get("PROMPTMILL_REQUIRE_BROWSER"):
         pytest.fail(f"{why}; PROMPTMILL_REQUIRE_BROWSER is set", pytrace=False)
     pytest.skip(why)
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="session")

@@ -113,6 +113,4 @@ def child_env() -> dict[str, str]:
 
 
 def start_compile(project: Path, output: Path | None = None) -> subprocess.Popen:
-    return subprocess.Popen(
-        compile_command(project, output), env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    return subprocess.Popen(compile_command(project, output), env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)

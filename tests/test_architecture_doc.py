@@ -59,8 +59,7 @@ def _dotted(path: Path) -> str:
 
 PARAGRAPHS = _paragraphs()
 RUNTIME_SIDE = sorted(
-    [_dotted(PACKAGE / "__init__.py")]
-    + [_dotted(p) for folder in RUNTIME_FOLDERS for p in (PACKAGE / folder).rglob("*.py")]
+    [_dotted(PACKAGE / "__init__.py")] + [_dotted(p) for folder in RUNTIME_FOLDERS for p in (PACKAGE / folder).rglob("*.py")]
 )
 
 
@@ -97,7 +96,11 @@ def import_results() -> dict[str, subprocess.CompletedProcess[str]]:
     procs = {
         path: subprocess.Popen(
             [sys.executable, "-c", code, path],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
+            cwd=ROOT,
         )
         for path in RUNTIME_SIDE
     }
@@ -148,8 +151,13 @@ def test_render_path_stays_inside_the_runtime_rows() -> None:
         "print(json.dumps(sorted(m for m in sys.modules if m == 'promptmill' or m.startswith('promptmill.'))))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], input=json.dumps(states), capture_output=True, text=True,
-        env=_env(), cwd=ROOT, timeout=300,
+        [sys.executable, "-c", code],
+        input=json.dumps(states),
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=ROOT,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()

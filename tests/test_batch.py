@@ -46,8 +46,12 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
     for i, line in enumerate(_lines(tmp_path / "out" / "requests-00001.jsonl")):
         payload = rt.render(ROLE, state(i), provider=provider).to_payload()
         if provider == "openai":
-            assert line == {"custom_id": f"case-{i}", "method": "POST", "url": "/v1/chat/completions",
-                            "body": {"model": "gpt-4o-mini", **payload}}
+            assert line == {
+                "custom_id": f"case-{i}",
+                "method": "POST",
+                "url": "/v1/chat/completions",
+                "body": {"model": "gpt-4o-mini", **payload},
+            }
         elif provider == "anthropic":
             assert line == {"custom_id": f"case-{i}", "params": {"model": "gpt-4o-mini", **payload}}
             assert line["params"]["max_tokens"] == 512  # the role's reserve; Anthropic requires it
@@ -62,8 +66,9 @@ def test_the_same_bytes_at_one_and_two_workers(build, tmp_path):
     outs = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
-        run_batch(ROLE, src, out, build=build, provider="anthropic", id_column="id", workers=workers, chunk=7,
-                  max_error_rate=0.5, max_requests=60)
+        run_batch(
+            ROLE, src, out, build=build, provider="anthropic", id_column="id", workers=workers, chunk=7, max_error_rate=0.5, max_requests=60
+        )
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name not in ("summary.json", ".promptmill-batch.json")})
     assert list(outs[0]) == ["report.jsonl", "requests-00001.jsonl", "requests-00002.jsonl", "requests-00003.jsonl"]
     assert outs[0] == outs[1]
@@ -118,8 +123,17 @@ def test_every_kind_of_bad_row_is_a_report_line_with_its_code(build, tmp_path):
     assert info.value.code == "PM872" and "8 of 10 rows failed" in info.value.message
     report = _lines(tmp_path / "out" / "report.jsonl")
     assert [(r["row"], r["ok"], r["code"]) for r in report] == [
-        (0, True, None), (1, True, None), (2, False, "PM870"), (3, False, "PM870"), (4, False, "PM810"),
-        (5, False, "PM871"), (6, False, "PM871"), (7, False, "PM871"), (8, False, "PM871"), (9, False, "PM812")]
+        (0, True, None),
+        (1, True, None),
+        (2, False, "PM870"),
+        (3, False, "PM870"),
+        (4, False, "PM810"),
+        (5, False, "PM871"),
+        (6, False, "PM871"),
+        (7, False, "PM871"),
+        (8, False, "PM871"),
+        (9, False, "PM812"),
+    ]
     assert report[2]["where"] == "line 3"
     assert "already used by row 1" in report[7]["message"]
     assert "state.test_id" in report[4]["message"]
@@ -139,8 +153,7 @@ def test_budget_trims_and_the_report_names_what_was_dropped(build, tmp_path):
     report = _lines(tmp_path / "out" / "report.jsonl")
     assert all(r["tokens"] <= 650 and r["budget"] <= 650 for r in report)
     assert any(r["trimmed"] or r["dropped"] for r in report) and summary["trimmed_rows"] >= 1
-    over = run_batch(ROLE, src, tmp_path / "tiny", build=build, provider="openai", id_column="id", budget=5,
-                     max_error_rate=1)
+    over = run_batch(ROLE, src, tmp_path / "tiny", build=build, provider="openai", id_column="id", budget=5, max_error_rate=1)
     assert over["codes"] == {"PM830": 3}
 
 
@@ -182,8 +195,25 @@ def test_a_killed_run_leaves_only_hidden_partial_files(build, tmp_path):
 
     src = write_jsonl(tmp_path / "rows.jsonl", rows(4000))
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "promptmill.cli", "batch", ROLE, "--input", str(src), "--out", str(out),
-                             "--build", str(build), "--id-column", "id", "--max-requests", "100"])
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "promptmill.cli",
+            "batch",
+            ROLE,
+            "--input",
+            str(src),
+            "--out",
+            str(out),
+            "--build",
+            str(build),
+            "--id-column",
+            "id",
+            "--max-requests",
+            "100",
+        ]
+    )
     deadline = time.time() + 60
     while time.time() < deadline and not list(out.glob(".promptmill-tmp-*/requests-00002.jsonl")):
         time.sleep(0.05)
@@ -229,8 +259,22 @@ def test_bad_options_are_clear_errors(build, tmp_path):
 
 def test_cli_batch_prints_a_summary_and_fails_past_the_error_rate(build, tmp_path):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(5) + [{"id": "bad"}])
-    args = ["batch", ROLE, "--input", str(src), "--out", str(tmp_path / "out"), "--build", str(build), "--id-column", "id",
-            "--provider", "openai", "--max-requests", "3"]
+    args = [
+        "batch",
+        ROLE,
+        "--input",
+        str(src),
+        "--out",
+        str(tmp_path / "out"),
+        "--build",
+        str(build),
+        "--id-column",
+        "id",
+        "--provider",
+        "openai",
+        "--max-requests",
+        "3",
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
     assert "6 rows: 5 ok, 1 failed (PM810 x1)" in result.output

@@ -28,13 +28,23 @@ def _batch(build, tmp_path, provider):
 
 
 def _openai(cid, text):
-    return {"id": f"batch_req_{cid}", "custom_id": cid, "response": {"status_code": 200, "request_id": "r",
-            "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}}, "error": None}
+    return {
+        "id": f"batch_req_{cid}",
+        "custom_id": cid,
+        "response": {
+            "status_code": 200,
+            "request_id": "r",
+            "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]},
+        },
+        "error": None,
+    }
 
 
 def _anthropic(cid, text):
-    return {"custom_id": cid, "result": {"type": "succeeded", "message": {"role": "assistant",
-            "content": [{"type": "text", "text": text}]}}}
+    return {
+        "custom_id": cid,
+        "result": {"type": "succeeded", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}},
+    }
 
 
 def _gemini(cid, text):
@@ -53,21 +63,31 @@ def test_collect_checks_each_reply_and_reports_each_failure(build, tmp_path, pro
     batch = _batch(build, tmp_path, provider)
     shape = SHAPES[provider]
     results = [shape("case-2", GOOD), shape("case-0", BAD), shape("case-9", GOOD), shape("case-2", GOOD)]
-    results.append({"custom_id": "case-1", "result": {"type": "errored", "error": {"type": "overloaded_error"}}}
-                   if provider == "anthropic" else
-                   {"id": "x", "custom_id": "case-1", "response": None, "error": {"code": "server_error", "message": "boom"}}
-                   if provider == "openai" else {"key": "case-1", "error": {"code": 500, "message": "boom"}})
+    results.append(
+        {"custom_id": "case-1", "result": {"type": "errored", "error": {"type": "overloaded_error"}}}
+        if provider == "anthropic"
+        else {"id": "x", "custom_id": "case-1", "response": None, "error": {"code": "server_error", "message": "boom"}}
+        if provider == "openai"
+        else {"key": "case-1", "error": {"code": 500, "message": "boom"}}
+    )
     path = write_jsonl(tmp_path / "results.jsonl", results)
     with open(path, "a") as f:
         f.write("{broken\n")
     counts = collect(path, batch)
     assert counts == {"results": 6, "replies": 1, "failures": 6, "missing": 1}
     replies = _read(batch / "replies.jsonl")
-    assert replies == [{"custom_id": "case-2", "data": {"module": "parser.py", "culprit": "code",
-                                                         "explanation": "parse_list drops the last item."}}]
+    assert replies == [
+        {"custom_id": "case-2", "data": {"module": "parser.py", "culprit": "code", "explanation": "parse_list drops the last item."}}
+    ]
     failures = _read(batch / "failures.jsonl")
     assert [(f["custom_id"], f["code"]) for f in failures] == [
-        ("case-0", "PM860"), ("case-9", "PM873"), ("case-2", "PM873"), ("case-1", "PM873"), (None, "PM873"), ("case-3", "PM873")]
+        ("case-0", "PM860"),
+        ("case-9", "PM873"),
+        ("case-2", "PM873"),
+        ("case-1", "PM873"),
+        (None, "PM873"),
+        ("case-3", "PM873"),
+    ]
     assert failures[0]["repair"].startswith("Your previous reply could not be used")
     assert "matches no request" in failures[1]["reason"] and "a second result" in failures[2]["reason"]
     assert failures[-1]["reason"] == "no result for this request"
@@ -114,7 +134,11 @@ def test_every_failure_of_a_results_line_has_its_line_number(build, tmp_path):
     path = write_jsonl(tmp_path / "results.jsonl", [_openai("case-0", BAD), "[1]", _openai("case-1", GOOD)])
     assert collect(path, batch)["replies"] == 1
     assert [(f.get("line"), f["custom_id"]) for f in _read(batch / "failures.jsonl")] == [
-        (1, "case-0"), (2, None), (None, "case-2"), (None, "case-3")]
+        (1, "case-0"),
+        (2, None),
+        (None, "case-2"),
+        (None, "case-3"),
+    ]
 
 
 def test_an_output_folder_that_cannot_be_made_is_pm014(build, tmp_path):

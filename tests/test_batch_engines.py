@@ -55,8 +55,16 @@ def _check(records, expected):
 
 def test_parquet_input_gives_the_same_files_as_jsonl(data):
     out = data["folder"] / "from-parquet"
-    run_batch(ROLE, data["folder"] / "rows.parquet", out, build=data["build"], provider="openai", id_column="id",
-              state_column="state", max_error_rate=0.5)
+    run_batch(
+        ROLE,
+        data["folder"] / "rows.parquet",
+        out,
+        build=data["build"],
+        provider="openai",
+        id_column="id",
+        state_column="state",
+        max_error_rate=0.5,
+    )
     assert (out / "requests-00001.jsonl").read_text(encoding="utf-8").splitlines() == data["expected"]["openai"][0]
 
 
@@ -84,8 +92,18 @@ def test_ray_map_batches_equals_promptmill_batch(data, ray_session):
     from promptmill.batch.ray import render_dataset
 
     ds = ray_session.data.read_parquet(str(data["folder"] / "rows.parquet"), override_num_blocks=2)
-    out = render_dataset(ds, data["build"], ROLE, provider="openai", id_column="id", state_column="state",
-                         concurrency=2, num_cpus=0.5, batch_size=8, batch_format="pyarrow")
+    out = render_dataset(
+        ds,
+        data["build"],
+        ROLE,
+        provider="openai",
+        id_column="id",
+        state_column="state",
+        concurrency=2,
+        num_cpus=0.5,
+        batch_size=8,
+        batch_format="pyarrow",
+    )
     _check(out.take_all(), data["expected"]["openai"])
 
 
@@ -110,9 +128,14 @@ def spark():
 
     # the workers run this interpreter (the environment under test), not `python3` from PATH
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("promptmill-test")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("promptmill-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

@@ -18,8 +18,8 @@ def _reference(data: bytes, newline: bytes, cap: int) -> list:
     """The lines of `data` by a plain scan: a newline counts only at a whole number of units from the line's start."""
     unit, out, start, i = len(newline), [], 0, 0
     while i < len(data):
-        if data[i:i + unit] == newline and (i - start) % unit == 0:
-            out.append(data[start:i + unit])
+        if data[i : i + unit] == newline and (i - start) % unit == 0:
+            out.append(data[start : i + unit])
             i = start = i + unit
         else:
             i += 1
@@ -34,8 +34,10 @@ def test_split_agrees_with_a_plain_scan_at_every_block_size(seed):
     for _ in range(500):
         unit = rnd.choice([1, 2, 4])
         newline = NEWLINES[unit]
-        parts = [bytes(rnd.choice([0, 10, 65]) for _ in range(rnd.randint(0, 6) * unit)) + (newline if rnd.random() < 0.8 else b"")
-                 for _ in range(rnd.randint(0, 12))]
+        parts = [
+            bytes(rnd.choice([0, 10, 65]) for _ in range(rnd.randint(0, 6) * unit)) + (newline if rnd.random() < 0.8 else b"")
+            for _ in range(rnd.randint(0, 12))
+        ]
         data = b"".join(parts)
         cap, block = rnd.randint(1, 12), rnd.randint(1, 7)
         got = list(_split(io.BytesIO(data[1:]), data[:1], newline, cap, block))
@@ -59,8 +61,12 @@ def test_a_line_past_the_cap_is_skipped_without_being_held():
 
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"])
 def test_each_byte_order_mark_is_read_and_dropped(encoding):
-    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE,
-           "utf-32-le": codecs.BOM_UTF32_LE, "utf-32-be": codecs.BOM_UTF32_BE}.get(encoding, b"")
+    bom = {
+        "utf-16-le": codecs.BOM_UTF16_LE,
+        "utf-16-be": codecs.BOM_UTF16_BE,
+        "utf-32-le": codecs.BOM_UTF32_LE,
+        "utf-32-be": codecs.BOM_UTF32_BE,
+    }.get(encoding, b"")
     data = bom + '{"é": "ਊ€😀"}\r\n\r\n{"b": 2}'.encode(encoding)
     assert list(lines(io.BytesIO(data))) == [(1, '{"é": "ਊ€😀"}\r\n'.encode()), (3, b'{"b": 2}')]
 

@@ -62,6 +62,7 @@ def _foreign(name: str, data: bytes = b"mine\n") -> Callable:
     def setup(build, src, out):
         out.mkdir(exist_ok=True)
         (out / name).write_bytes(data)
+
     return setup
 
 
@@ -69,6 +70,7 @@ def _after_run(then: Callable) -> Callable:
     def setup(build, src, out):
         _previous_run(build, src, out)
         then(out)
+
     return setup
 
 
@@ -78,6 +80,7 @@ def _symlink(name: str) -> Callable:
         outside = out.parent / f"outside-{name}"
         outside.write_text("someone else's file\n")
         (out / name).symlink_to(outside)
+
     return setup
 
 
@@ -114,14 +117,23 @@ FOLDERS: list[tuple[str, Callable | None, str | None]] = [
     ("input-in-out", lambda b, s, o: (o.mkdir(), shutil.copy(s, o / "rows.jsonl")), "rows.jsonl"),
     ("foreign-folder", lambda b, s, o: (o.mkdir(), (o / "data").mkdir()), "data"),
     ("unlisted-requests-beside-a-run", _after_run(lambda o: (o / "requests-00009.jsonl").write_text("mine\n")), "requests-00009.jsonl"),
-    ("edited-report", _after_run(lambda o: (o / "report.jsonl").write_bytes((o / "report.jsonl").read_bytes() + b"\n")),
-     "report.jsonl (changed"),
-    ("same-size-edit", _after_run(lambda o: (o / "summary.json").write_bytes(b"X" + (o / "summary.json").read_bytes()[1:])),
-     "summary.json (changed"),
+    (
+        "edited-report",
+        _after_run(lambda o: (o / "report.jsonl").write_bytes((o / "report.jsonl").read_bytes() + b"\n")),
+        "report.jsonl (changed",
+    ),
+    (
+        "same-size-edit",
+        _after_run(lambda o: (o / "summary.json").write_bytes(b"X" + (o / "summary.json").read_bytes()[1:])),
+        "summary.json (changed",
+    ),
     ("collect-output", _after_run(lambda o: (o / "replies.jsonl").write_text("")), "replies.jsonl"),
     ("corrupt-manifest", _after_run(lambda o: (o / MANIFEST).write_text("{")), MANIFEST),
-    ("forged-manifest", _after_run(lambda o: (o / MANIFEST).write_text(json.dumps({"kind": "promptmill-batch-output",
-                                                                                      "files": {"../x": []}}))), MANIFEST),
+    (
+        "forged-manifest",
+        _after_run(lambda o: (o / MANIFEST).write_text(json.dumps({"kind": "promptmill-batch-output", "files": {"../x": []}}))),
+        MANIFEST,
+    ),
     ("report-symlink", _symlink("report.jsonl"), "report.jsonl"),
     ("partial-symlink", _symlink(".report.jsonl.partial"), ".report.jsonl.partial"),
     ("requests-partial-symlink", _symlink(".requests-00001.jsonl.partial"), ".requests-00001.jsonl.partial"),
@@ -188,8 +200,13 @@ def test_a_publish_cut_short_at_any_rename_leaves_a_folder_the_next_run_accepts(
     assert not list(out.glob(".promptmill-tmp-*")) and not (out / LOCK).exists()
     monkeypatch.setattr(shards.os, "replace", real)
     _run(build, src, out, max_requests=1)  # whatever mix of old and new files is there, it is promptmill's
-    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "report.jsonl", "requests-00001.jsonl", "requests-00002.jsonl",
-                                                     "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        MANIFEST,
+        "report.jsonl",
+        "requests-00001.jsonl",
+        "requests-00002.jsonl",
+        "summary.json",
+    ]
 
 
 def test_a_partial_name_planted_as_a_symlink_is_never_followed(tmp_path):
@@ -264,14 +281,16 @@ def _limited(limit: int) -> Callable[[], None]:
 
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write then fails with EFBIG instead of killing
+
     return preexec
 
 
 def test_a_file_size_limit_is_pm876_naming_the_file_and_leaves_no_partial_file(build, tmp_path):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(200))  # about 600 kB of requests
     out = tmp_path / "out"
-    proc = subprocess.run(_cli(build, src, out, "--provider", "text"), capture_output=True, text=True, timeout=300,
-                          preexec_fn=_limited(100_000))
+    proc = subprocess.run(
+        _cli(build, src, out, "--provider", "text"), capture_output=True, text=True, timeout=300, preexec_fn=_limited(100_000)
+    )
     assert proc.returncode == 1, proc.stderr
     assert "error[PM876]: cannot write " in proc.stderr and "requests-00001.jsonl: File too large" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
@@ -295,8 +314,13 @@ def test_a_read_only_folder_is_pm876_and_nothing_is_left(build, src, tmp_path):
     out.mkdir()
     os.chmod(out, 0o555)
     try:
-        proc = subprocess.run(_cli(build, src, out), capture_output=True, text=True, timeout=300,
-                              preexec_fn=_without_dac_override if os.geteuid() == 0 else None)
+        proc = subprocess.run(
+            _cli(build, src, out),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=_without_dac_override if os.geteuid() == 0 else None,
+        )
     finally:
         os.chmod(out, 0o755)
     assert proc.returncode == 1, proc.stderr
@@ -312,7 +336,7 @@ def _stat(pid: int) -> tuple[int, str, str] | None:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = text[text.rindex(")") + 2:].split()
+    fields = text[text.rindex(")") + 2 :].split()
     return int(fields[1]), fields[0], fields[19]
 
 
@@ -343,8 +367,9 @@ def _alive(pid: int, start: str) -> bool:
 def test_workers_end_when_the_main_process_ends(build, tmp_path, sig):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(4000))
     out = tmp_path / "out"
-    main = subprocess.Popen(_cli(build, src, out, "--workers", "2", "--max-requests", "100"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    main = subprocess.Popen(
+        _cli(build, src, out, "--workers", "2", "--max-requests", "100"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     family: dict[int, str] = {}
     try:
         _wait_for(lambda: list(out.glob(".promptmill-tmp-*/requests-00002.jsonl")))  # workers are rendering

@@ -26,13 +26,25 @@ def _bundle() -> dict:
 
 
 BAD_TOP = [
-    ("tokenizer", None), ("tokenizer", ["o200k_base"]), ("tokenizer", 5),
-    ("separator", None), ("separator", ["\n"]), ("separator", -1),
-    ("sections", "abc"), ("sections", None), ("sections", [1]),
-    ("inputs", "abc"), ("inputs", -1),
-    ("provider", []), ("provider", None),
-    ("output", "abc"), ("lazy_paths", "zz"), ("lazy_paths", [[1]]), ("events", "zz"),
-    ("cache", "yes"), ("description", 3),
+    ("tokenizer", None),
+    ("tokenizer", ["o200k_base"]),
+    ("tokenizer", 5),
+    ("separator", None),
+    ("separator", ["\n"]),
+    ("separator", -1),
+    ("sections", "abc"),
+    ("sections", None),
+    ("sections", [1]),
+    ("inputs", "abc"),
+    ("inputs", -1),
+    ("provider", []),
+    ("provider", None),
+    ("output", "abc"),
+    ("lazy_paths", "zz"),
+    ("lazy_paths", [[1]]),
+    ("events", "zz"),
+    ("cache", "yes"),
+    ("description", 3),
 ]
 
 
@@ -50,10 +62,20 @@ def test_a_wrong_type_at_the_top_is_pm801(key, value):
     assert f"b.json.{key}" in str(err.value)
 
 
-@pytest.mark.parametrize(("key", "value"), [
-    ("priority", "high"), ("priority", True), ("title", 5), ("path", "memory"), ("order_by", [1]),
-    ("tokens", "12"), ("order_desc", "no"), ("declared", ["x"]), ("rules", "r"),
-])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("priority", "high"),
+        ("priority", True),
+        ("title", 5),
+        ("path", "memory"),
+        ("order_by", [1]),
+        ("tokens", "12"),
+        ("order_desc", "no"),
+        ("declared", ["x"]),
+        ("rules", "r"),
+    ],
+)
 def test_a_wrong_type_in_a_section_is_pm801(key, value):
     data = _bundle()
     for section in data["sections"]:
@@ -64,10 +86,19 @@ def test_a_wrong_type_in_a_section_is_pm801(key, value):
         assert err.value.code == "PM801"
 
 
-@pytest.mark.parametrize(("key", "value"), [
-    ("when", {}), ("when", {"path": "state.x"}), ("when", {"any": []}),
-    ("plan", [["v"]]), ("plan", [["t", 1]]), ("plan", [["f", ["x"], "system"]]), ("plan", "abc"), ("plan", [["v", []]]),
-])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("when", {}),
+        ("when", {"path": "state.x"}),
+        ("when", {"any": []}),
+        ("plan", [["v"]]),
+        ("plan", [["t", 1]]),
+        ("plan", [["f", ["x"], "system"]]),
+        ("plan", "abc"),
+        ("plan", [["v", []]]),
+    ],
+)
 def test_a_malformed_condition_or_plan_is_pm801(key, value):
     data = _bundle()
     data["sections"][1][key] = value

@@ -373,7 +373,7 @@ def test_stats_and_render_agree_that_a_declare_only_tools_section_is_stable(tmp_
     (tmp_path / "prompts" / "r.yaml").write_text(
         "kind: role\nid: r\ninputs: {type: object, properties: {q: {type: string}}}\nsections:\n"
         "  - id: tools\n    declare:\n      - {name: lookup, description: Look a word up., parameters: {type: object}}\n"
-        "  - id: q\n    template: \"{{ q }}\"\n"
+        '  - id: q\n    template: "{{ q }}"\n'
     )
     from promptmill.compiling.api import build_in_memory
 

@@ -44,15 +44,27 @@ COMMANDS: dict[str, tuple[list[str], list[str], str]] = {
     "stats": (["stats"], [], ""),
     "watch": (["watch", ".", "--role", "helpdesk", "--state", STATE], [], ""),
     "preview": (["preview", "--port", "0"], [], ""),
-    "batch": (["batch", "helpdesk", "--input", "rows.jsonl", "--out", "out-batch"],
-              ["out-batch/report.jsonl", "out-batch/summary.json", "out-batch/requests-00001.jsonl"], ""),
-    "batch-workers": (["batch", "helpdesk", "--input", "rows.jsonl", "--out", "out-workers", "--workers", "2"],
-                      ["out-workers/report.jsonl", "out-workers/summary.json"], ""),
+    "batch": (
+        ["batch", "helpdesk", "--input", "rows.jsonl", "--out", "out-batch"],
+        ["out-batch/report.jsonl", "out-batch/summary.json", "out-batch/requests-00001.jsonl"],
+        "",
+    ),
+    "batch-workers": (
+        ["batch", "helpdesk", "--input", "rows.jsonl", "--out", "out-workers", "--workers", "2"],
+        ["out-workers/report.jsonl", "out-workers/summary.json"],
+        "",
+    ),
     # the run fails (every row is bad): the failure is still told, and its report published
-    "batch-failed": (["batch", "helpdesk", "--input", "bad.jsonl", "--out", "out-failed"],
-                     ["out-failed/report.jsonl", "out-failed/summary.json"], "error[PM872]"),
-    "collect": (["batch", "collect", "results.jsonl", "--batch", "done", "--out", "collected"],
-                ["collected/replies.jsonl", "collected/failures.jsonl"], ""),
+    "batch-failed": (
+        ["batch", "helpdesk", "--input", "bad.jsonl", "--out", "out-failed"],
+        ["out-failed/report.jsonl", "out-failed/summary.json"],
+        "error[PM872]",
+    ),
+    "collect": (
+        ["batch", "collect", "results.jsonl", "--batch", "done", "--out", "collected"],
+        ["collected/replies.jsonl", "collected/failures.jsonl"],
+        "",
+    ),
     "help": (["--help"], [], ""),
     "version": (["--version"], [], ""),
     "batch-help": (["batch", "--help"], [], ""),
@@ -74,8 +86,9 @@ def project(tmp_path_factory) -> Path:
     (root / "greeting.txt").write_text(FORMAT_TEMPLATE)
     (root / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     (root / "bad.jsonl").write_text("".join(json.dumps({"id": f"b{i}"}) + "\n" for i in range(3)))
-    subprocess.run([EXE, "batch", "helpdesk", "--input", "rows.jsonl", "--out", "done"], cwd=root, check=True,
-                   capture_output=True, env=_env())
+    subprocess.run(
+        [EXE, "batch", "helpdesk", "--input", "rows.jsonl", "--out", "done"], cwd=root, check=True, capture_output=True, env=_env()
+    )
     (root / "results.jsonl").write_text("")  # no replies yet: every request is a failure without a result
     return root
 
@@ -135,7 +148,7 @@ def test_unbuffered_output_ends_the_same(name, project):
 
 def test_through_a_shell_pipe_into_head(project):
     """What users type; pipefail shows promptmill's own status."""
-    script = f"set -o pipefail; {EXE} port-format greeting.txt | head -c 10 >/dev/null; echo \"status=${{PIPESTATUS[0]}}\" >&2"
+    script = f'set -o pipefail; {EXE} port-format greeting.txt | head -c 10 >/dev/null; echo "status=${{PIPESTATUS[0]}}" >&2'
     got = subprocess.run(["bash", "-c", script], cwd=project, capture_output=True, text=True, env=_env(), timeout=60)
     assert f"status={CLOSED}" in got.stderr, got.stderr
     _clean(got.stderr)
@@ -147,12 +160,14 @@ def test_a_failure_without_output_keeps_its_exit_code(project):
     _clean(err)
 
 
-@pytest.mark.parametrize("args", [["lint"], ["render", "helpdesk", "--state", STATE], ["batch", "helpdesk", "--input", "rows.jsonl",
-                                                                                        "--out", "out-discarded"]])
+@pytest.mark.parametrize(
+    "args", [["lint"], ["render", "helpdesk", "--state", STATE], ["batch", "helpdesk", "--input", "rows.jsonl", "--out", "out-discarded"]]
+)
 def test_an_output_closed_from_the_start_is_discarded(args, project):
     """`promptmill ... >&-`: Python has no sys.stdout at all; the command runs, its output goes nowhere."""
-    got = subprocess.run(["bash", "-c", 'exec "$@" >&-', "promptmill", EXE, *args], cwd=project, capture_output=True, text=True,
-                         env=_env(), timeout=60)
+    got = subprocess.run(
+        ["bash", "-c", 'exec "$@" >&-', "promptmill", EXE, *args], cwd=project, capture_output=True, text=True, env=_env(), timeout=60
+    )
     assert got.returncode == 0, got.stderr
     _clean(got.stderr)
     if args[0] == "batch":
@@ -162,11 +177,13 @@ def test_an_output_closed_from_the_start_is_discarded(args, project):
 def test_a_broken_pipe_that_is_not_the_output_is_still_a_bug(project):
     """Only the output's reader going away is an ordinary end: a BrokenPipeError from anywhere else
     (a worker's pipe) is PM000, exit 3, never a silent 141."""
-    code = ("import promptmill.compiling.which as w\n"
-            "def broken(*a, **k): raise BrokenPipeError(32, 'a pipe to a worker')\n"
-            "w.which = broken\n"
-            "from promptmill.cli.main import main\n"
-            "main(['which', 'helpdesk'])\n")
+    code = (
+        "import promptmill.compiling.which as w\n"
+        "def broken(*a, **k): raise BrokenPipeError(32, 'a pipe to a worker')\n"
+        "w.which = broken\n"
+        "from promptmill.cli.main import main\n"
+        "main(['which', 'helpdesk'])\n"
+    )
     got = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, env=_env(), timeout=60)
     assert got.returncode == 3 and "error[PM000]" in got.stderr and "BrokenPipeError" in got.stderr, got.stderr
 
@@ -181,8 +198,7 @@ def test_a_reader_that_leaves_a_running_watcher_ends_it(args, project):
     instead of a traceback logged by the watcher's thread and a process writing into nothing."""
     state = project / "examples" / f"{args[0]}.state.yaml"  # its own, so the other cases see the project unchanged
     state.write_text((project / STATE).read_text())
-    proc = subprocess.Popen([EXE, *args, "--state", str(state)], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=_env())
+    proc = subprocess.Popen([EXE, *args, "--state", str(state)], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
     assert proc.stdout is not None and proc.stderr is not None
     try:
         assert proc.stdout.readline()  # it is up

@@ -9,9 +9,11 @@ def test_a_declared_tool_without_description_renders_inline(make_project):
     # `declare[].description` is optional in the schema; the inline tool template
     # reads it, so the compiler must fill the default ("") as native tools do.
     project = make_project(
-        {"prompts/r.yaml": "kind: role\nid: r\nsections:\n"
-        "  - id: t\n    title: 'Tools:'\n    declare:\n      - name: ping\n        parameters: {type: object}\n"
-        "  - {id: a, text: hi}\n"}
+        {
+            "prompts/r.yaml": "kind: role\nid: r\nsections:\n"
+            "  - id: t\n    title: 'Tools:'\n    declare:\n      - name: ping\n        parameters: {type: object}\n"
+            "  - {id: a, text: hi}\n"
+        }
     )
     runtime, diags = build_in_memory(project)
     assert diags == []
@@ -44,12 +46,14 @@ def test_the_role_lint_passes_share_one_shape(tmp_path):
 def test_the_lint_passes_see_what_compiling_the_role_read(make_project):
     # PM404 runs after assembly, on the inputs compiling read (here a template and a section
     # condition); `spare` alone is never read
-    project = make_project({"prompts/r.yaml":
-        "kind: role\nid: r\n"
-        "inputs:\n  type: object\n  properties:\n    a: {type: string}\n    b: {type: string}\n    spare: {type: string}\n"
-        "sections:\n"
-        "  - {id: one, template: '{{ a }}'}\n"
-        "  - {id: two, text: hi, when: {path: state.b, op: eq, value: x}}\n"}
+    project = make_project(
+        {
+            "prompts/r.yaml": "kind: role\nid: r\n"
+            "inputs:\n  type: object\n  properties:\n    a: {type: string}\n    b: {type: string}\n    spare: {type: string}\n"
+            "sections:\n"
+            "  - {id: one, template: '{{ a }}'}\n"
+            "  - {id: two, text: hi, when: {path: state.b, op: eq, value: x}}\n"
+        }
     )
     from promptmill.compiling.api import lint
 

@@ -90,11 +90,15 @@ def test_inputs_extend_recursively_and_union_required():
         def get(self, key, default=None):
             return self.data.get(key, default)
 
-    parent = {"type": "object", "required": ["task"], "properties": {
-        "task": {"type": "object", "required": ["goal"], "properties": {"goal": {"type": "string"}}}}}
-    child = {"required": ["notes"], "properties": {
-        "task": {"properties": {"files": {"type": "array"}}, "required": ["files"]},
-        "notes": {"type": "array"}}}
+    parent = {
+        "type": "object",
+        "required": ["task"],
+        "properties": {"task": {"type": "object", "required": ["goal"], "properties": {"goal": {"type": "string"}}}},
+    }
+    child = {
+        "required": ["notes"],
+        "properties": {"task": {"properties": {"files": {"type": "array"}}, "required": ["files"]}, "notes": {"type": "array"}},
+    }
     merged = merge_inputs([Fake(parent), Fake(child)])  # type: ignore[list-item]
     assert merged["required"] == ["task", "notes"]
     assert merged["properties"]["task"]["required"] == ["goal", "files"]
@@ -125,14 +129,21 @@ INJECT_PROJECT = {
 
 def test_a_conditional_injection_does_not_hide_a_later_placement(tmp_path, make_project):
     """First wins at run time: the role's own placement shows when the rule does not fire."""
-    make_project({**CONFIG, **INJECT_PROJECT, "prompts/role.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            **INJECT_PROJECT,
+            "prompts/role.yaml": """
         kind: role
         id: r
         context:
           before: [note/resume]
         sections:
           - {id: body, text: Body.}
-    """}, dedent=True)
+    """,
+        },
+        dedent=True,
+    )
     runtime, _ = build_in_memory(tmp_path)
     for event in ("start", "continue"):
         req = runtime.render("r", event=event)
@@ -143,36 +154,48 @@ def test_a_conditional_injection_does_not_hide_a_later_placement(tmp_path, make_
 
 
 def test_suppress_drops_injections_and_ancestors_but_not_own_placements(tmp_path, make_project):
-    make_project({**CONFIG, **INJECT_PROJECT, "prompts/roles.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            **INJECT_PROJECT,
+            "prompts/roles.yaml": """
         kind: role
         id: base
         context:
           system: [note/resume]
         sections:
           - {id: body, text: Body.}
-    """, "prompts/child.yaml": """
+    """,
+            "prompts/child.yaml": """
         kind: role
         id: child
         extends: base
         context:
           suppress: [note/everywhere, note/resume]
           after: [note/resume]
-    """}, dedent=True)
+    """,
+        },
+        dedent=True,
+    )
     runtime, diags = build_in_memory(tmp_path)
     assert not [d for d in diags if d.code == "PM603"]
     req = runtime.render("child", event="continue")
     assert [s.id for s in req.sections if s.present] == ["body", "context:after:note/resume"]
     suppressed = sorted((e["id"], e["from"]) for e in req.events if e["type"] == "context_suppressed")
-    assert suppressed == [("note/everywhere", "inject:everywhere"), ("note/resume", "inject:resume"),
-                          ("note/resume", "role:base")]
+    assert suppressed == [("note/everywhere", "inject:everywhere"), ("note/resume", "inject:resume"), ("note/resume", "role:base")]
     # the parent is unaffected by its child's suppressions
     assert [s.id for s in runtime.render("base").sections if s.present] == [
-        "context:system:note/resume", "body", "context:after:note/everywhere"]
+        "context:system:note/resume",
+        "body",
+        "context:after:note/everywhere",
+    ]
 
 
 def test_role_and_project_injection_layers_order(tmp_path, make_project):
-    make_project({**CONFIG,
-        "promptmill.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            "promptmill.yaml": """
             prompts: prompts
             inject:
               - {id: p3, fragment: n/c}
@@ -180,8 +203,8 @@ def test_role_and_project_injection_layers_order(tmp_path, make_project):
               - {id: p4, fragment: n/e, layer: 4}
               - {id: p3b, fragment: n/d}
         """,
-        **{f"prompts/{x}.yaml": f"kind: fragment\nid: n/{x}\ntext: {x}.\n" for x in "abcde"},
-        "prompts/role.yaml": """
+            **{f"prompts/{x}.yaml": f"kind: fragment\nid: n/{x}\ntext: {x}.\n" for x in "abcde"},
+            "prompts/role.yaml": """
             kind: role
             id: r
             inject:
@@ -189,7 +212,9 @@ def test_role_and_project_injection_layers_order(tmp_path, make_project):
             sections:
               - {id: body, text: Body.}
         """,
-    }, dedent=True)
+        },
+        dedent=True,
+    )
     runtime, _ = build_in_memory(tmp_path)
     req = runtime.render("r")
     assert [e["id"] for e in req.events if e["type"] == "context_injected"] == ["n/a", "n/b", "n/c", "n/d", "n/e"]
@@ -197,18 +222,22 @@ def test_role_and_project_injection_layers_order(tmp_path, make_project):
 
 
 def test_compile_time_conditions_are_decided_per_role(tmp_path, make_project):
-    make_project({**CONFIG,
-        "promptmill.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            "promptmill.yaml": """
             prompts: prompts
             inject:
               - when: {any: [{path: role.category, op: eq, value: ops}, {path: model, op: regex, value: "^gpt-4o"}]}
                 fragment: n/ops
         """,
-        "prompts/f.yaml": "kind: fragment\nid: n/ops\ntext: Ops.\n",
-        "prompts/a.yaml": "kind: role\nid: a\ncategory: ops\nsections:\n  - {id: body, text: A.}\n",
-        "prompts/b.yaml": "kind: role\nid: b\nmodel: gpt-4o-mini\nsections:\n  - {id: body, text: B.}\n",
-        "prompts/c.yaml": "kind: role\nid: c\nsections:\n  - {id: body, text: C.}\n",
-    }, dedent=True)
+            "prompts/f.yaml": "kind: fragment\nid: n/ops\ntext: Ops.\n",
+            "prompts/a.yaml": "kind: role\nid: a\ncategory: ops\nsections:\n  - {id: body, text: A.}\n",
+            "prompts/b.yaml": "kind: role\nid: b\nmodel: gpt-4o-mini\nsections:\n  - {id: body, text: B.}\n",
+            "prompts/c.yaml": "kind: role\nid: c\nsections:\n  - {id: body, text: C.}\n",
+        },
+        dedent=True,
+    )
     runtime, _ = build_in_memory(tmp_path)
     for role, present in (("a", True), ("b", True), ("c", False)):
         bundle = runtime.bundle(role)
@@ -233,15 +262,22 @@ def test_partial_evaluation():
 
 
 def test_events_and_pretty_show_every_context_item_and_the_system_prompt(tmp_path, make_project):
-    make_project({**CONFIG, **INJECT_PROJECT, "prompts/own.yaml": "kind: fragment\nid: note/own\ntext: Own.\n",
-                     "prompts/role.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            **INJECT_PROJECT,
+            "prompts/own.yaml": "kind: fragment\nid: note/own\ntext: Own.\n",
+            "prompts/role.yaml": """
         kind: role
         id: r
         context:
           system: [note/own]
         sections:
           - {id: body, text: Body.}
-    """}, dedent=True)
+    """,
+        },
+        dedent=True,
+    )
     runtime, _ = build_in_memory(tmp_path)
     for provider in ("text", "openai", "anthropic"):
         req = runtime.render("r", provider=provider)
@@ -254,8 +290,7 @@ def test_events_and_pretty_show_every_context_item_and_the_system_prompt(tmp_pat
         else:
             assert system["tokens"] == sum(m.tokens for m in req.messages if m.role == "system")
         injected = [e for e in req.events if e["type"] == "context_injected"]
-        assert [(e["id"], e["position"], e["layer"]) for e in injected] == [
-            ("note/own", "system", None), ("note/everywhere", "after", 3)]
+        assert [(e["id"], e["position"], e["layer"]) for e in injected] == [("note/own", "system", None), ("note/everywhere", "after", 3)]
         for e in injected:
             assert e["tokens"] == req.section(e["section"]).tokens > 0
     text = pretty(runtime.render("r"))
@@ -266,9 +301,21 @@ def test_events_and_pretty_show_every_context_item_and_the_system_prompt(tmp_pat
 
 
 def test_render_pretty_cli_shows_budget_origins_and_events():
-    result = CliRunner().invoke(main, [
-        "render", "executor", "--project", str(REPO), "--state", str(REPO / "prompts/examples/executor.state.yaml"),
-        "--budget", "5000", "--event", "continue"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "render",
+            "executor",
+            "--project",
+            str(REPO),
+            "--state",
+            str(REPO / "prompts/examples/executor.state.yaml"),
+            "--budget",
+            "5000",
+            "--event",
+            "continue",
+        ],
+    )
     assert result.exit_code == 0, result.output
     out = result.output
     assert re.search(r"max_tokens\s+from role executor \(prompts/roles/executor\.yaml:", out)
@@ -296,14 +343,20 @@ def test_shipped_executor_is_composed_from_library_pieces():
 
 
 def test_a_project_overrides_a_shipped_fragment_without_touching_roles(tmp_path, make_project):
-    make_project({**CONFIG, "prompts/role.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            "prompts/role.yaml": """
         kind: role
         id: r
         context:
           system: [agent/core/identity]
         sections:
           - {id: body, text: Body.}
-    """}, dedent=True)
+    """,
+        },
+        dedent=True,
+    )
     runtime, _ = build_in_memory(tmp_path)
     assert "autonomous software agent" in runtime.render("r").text
     make_project({**CONFIG, "prompts/mine.yaml": "kind: fragment\nid: agent/core/identity\nname: Identity\ntext: Ours.\n"}, dedent=True)
@@ -353,17 +406,25 @@ def test_which_cli(tmp_path, make_project):
 
 def test_bundles_stay_json_data(tmp_path, make_project):
     """Folded conditions and context metadata survive the bundle round trip."""
-    make_project({**CONFIG, **INJECT_PROJECT, "prompts/role.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            **INJECT_PROJECT,
+            "prompts/role.yaml": """
         kind: role
         id: r
         context:
           before: [note/resume]
         sections:
           - {id: body, text: Body.}
-    """}, dedent=True)
+    """,
+        },
+        dedent=True,
+    )
     result = promptmill.compile(tmp_path)
-    data = json.loads((result.build_dir / next(iter(json.loads(
-        (result.build_dir / "manifest.json").read_text())["roles"].values()))["file"]).read_text())
+    data = json.loads(
+        (result.build_dir / next(iter(json.loads((result.build_dir / "manifest.json").read_text())["roles"].values()))["file"]).read_text()
+    )
     second = next(s for s in data["sections"] if s["id"] == "context:before:note/resume#2")
     assert second["when"] == {"not": {"path": "event", "op": "eq", "value": "continue"}}
     assert second["context"]["yields_to"] == ["inject:resume"]
@@ -431,14 +492,16 @@ def test_value_problem(path, op, value, problem):
 
 def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path, make_project):
     """A base's suppress of a fragment injected only for one child warns for no child."""
-    make_project({**CONFIG,
-        "promptmill.yaml": """
+    make_project(
+        {
+            **CONFIG,
+            "promptmill.yaml": """
             prompts: prompts
             inject:
               - {fragment: n/x, when: {path: role.id, op: eq, value: a}}
         """,
-        "prompts/x.yaml": "kind: fragment\nid: n/x\ntext: X.\n",
-        "prompts/base.yaml": """
+            "prompts/x.yaml": "kind: fragment\nid: n/x\ntext: X.\n",
+            "prompts/base.yaml": """
             kind: role
             id: base
             abstract: true
@@ -447,9 +510,11 @@ def test_suppress_counts_rules_that_cannot_fire_for_this_role(tmp_path, make_pro
             sections:
               - {id: body, text: Body.}
         """,
-        "prompts/a.yaml": "kind: role\nid: a\nextends: base\n",
-        "prompts/b.yaml": "kind: role\nid: b\nextends: base\n",
-    }, dedent=True)
+            "prompts/a.yaml": "kind: role\nid: a\nextends: base\n",
+            "prompts/b.yaml": "kind: role\nid: b\nextends: base\n",
+        },
+        dedent=True,
+    )
     result = promptmill.lint(tmp_path)
     assert not result.diagnostics
     runtime, _ = build_in_memory(tmp_path)
@@ -571,8 +636,16 @@ def test_compose_sections_matches_a_plain_list(chain_ops):
     chain = [_role(n, ops) for n, ops in enumerate(chain_ops)]
     # a section id used twice in one role is PM305 before composition; keep the first
     chain = [
-        Role(r.doc, r.path, r.kind, r.id, r.layer, r.source_file, r.data,
-             tuple({s.id: s for s in reversed(r.sections)}[sid] for sid in dict.fromkeys(s.id for s in r.sections)))
+        Role(
+            r.doc,
+            r.path,
+            r.kind,
+            r.id,
+            r.layer,
+            r.source_file,
+            r.data,
+            tuple({s.id: s for s in reversed(r.sections)}[sid] for sid in dict.fromkeys(s.id for s in r.sections)),
+        )
         for r in chain
     ]
     sections, _ = compose_sections(chain)
@@ -593,11 +666,15 @@ def test_a_role_without_parent_gets_each_problem_once_and_no_empty_hint(tmp_path
 
 def test_a_placement_that_yields_to_an_earlier_one_says_why_it_was_skipped(make_project):
     # the role's own system placement has no `when`; it is skipped because the rule placed the fragment first
-    root = make_project({**CONFIG,
-        "promptmill.yaml": "inject:\n  - {id: env-hook, event: start, fragment: env, position: before}\n",
-        "prompts/env.yaml": "kind: fragment\nid: env\ntext: Linux.\n",
-        "prompts/r.yaml": "kind: role\nid: r\ncontext: {system: [env]}\nsections: [{id: body, text: B}]\n",
-    }, dedent=True)
+    root = make_project(
+        {
+            **CONFIG,
+            "promptmill.yaml": "inject:\n  - {id: env-hook, event: start, fragment: env, position: before}\n",
+            "prompts/env.yaml": "kind: fragment\nid: env\ntext: Linux.\n",
+            "prompts/r.yaml": "kind: role\nid: r\ncontext: {system: [env]}\nsections: [{id: body, text: B}]\n",
+        },
+        dedent=True,
+    )
     runtime, _ = build_in_memory(root)
     skipped = next(s for s in runtime.render("r", {}).sections if s.id == "context:system:env")
     assert skipped.status == "skipped"

@@ -54,7 +54,10 @@ def test_renders_match_expected_output(case, monkeypatch):
     runtime, _ = build_in_memory(".")
     for r in spec.get("renders", []):
         req = runtime.render(
-            r["role"], r.get("state") or {}, event=r.get("event", "start"), budget=r.get("render_budget"),
+            r["role"],
+            r.get("state") or {},
+            event=r.get("event", "start"),
+            budget=r.get("render_budget"),
             provider=r.get("provider"),
         )
         where = f"{case.name}: {r['role']} ({r.get('event', 'start')})"

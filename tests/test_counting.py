@@ -17,9 +17,38 @@ ENCODINGS = ["o200k_base", "cl100k_base"]
 # case, digits, punctuation, '/', apostrophes and contractions, whitespace of
 # several kinds, combining marks, CJK, emoji, symbols.
 TRICKY = list("aZzQ09 \n\r\t./'-:_,;\"()[]{}<>|#*`~!?$%^&+=@\\") + [
-    "é", "\u0301", "中", "😀", "\u00a0", "\u2028", "ß", "İ", "ǅ", "ʰ", "٣", "Ⅳ", "²",
-    "\u200b", "\x1c", "’", "«", "™", "€", "\n\n", "  ", "'s", "'t", "'ll", "n't", "//", "...",
-    "the", " file", ".\n", "- ", "1234",
+    "é",
+    "\u0301",
+    "中",
+    "😀",
+    "\u00a0",
+    "\u2028",
+    "ß",
+    "İ",
+    "ǅ",
+    "ʰ",
+    "٣",
+    "Ⅳ",
+    "²",
+    "\u200b",
+    "\x1c",
+    "’",
+    "«",
+    "™",
+    "€",
+    "\n\n",
+    "  ",
+    "'s",
+    "'t",
+    "'ll",
+    "n't",
+    "//",
+    "...",
+    "the",
+    " file",
+    ".\n",
+    "- ",
+    "1234",
 ]
 pieces = st.lists(st.sampled_from(TRICKY), min_size=0, max_size=12).map("".join)
 
@@ -90,7 +119,6 @@ def test_cache_is_bounded():
         cache.put(f"text number {i}", i)
     assert cache.chars <= 2 * 1000 + 100
     assert cache.get("text number 9999") == 9999
-
 
 
 @pytest.mark.parametrize("name", ENCODINGS)

@@ -72,6 +72,7 @@ def assert_loadable(build: Path, version: str, refs) -> None:
 
 def wait_for_writes(build: Path, proc: subprocess.Popen, timeout: float = 20.0) -> bool:
     """Return as soon as the compile writes into `build` (a new name appears) or exits."""
+
     def names() -> set[str]:
         found = set()
         for folder in (build, build / "roles"):

@@ -151,8 +151,7 @@ def test_symlink_loop_is_skipped_with_a_warning(tmp_path: pathlib.Path):
     paths, diags = discover(tmp_path)
     assert rel(tmp_path, paths) == ["roles/a.yaml"]
     assert sorted((d.code, d.severity, d.file, d.line, d.col) for d in diags) == sorted(
-        ("PM110", "warning", (tmp_path / name).as_posix(), 0, 0)
-        for name in ("roles/again", "roles/up", "one.yaml", "two.yaml")
+        ("PM110", "warning", (tmp_path / name).as_posix(), 0, 0) for name in ("roles/again", "roles/up", "one.yaml", "two.yaml")
     )
     assert all("loop" in d.message for d in diags)
 

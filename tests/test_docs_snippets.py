@@ -66,12 +66,23 @@ class FakeProvider(BaseHTTPRequestHandler):
         FakeProvider.bodies.append(body)
         if self.path.endswith("/chat/completions"):
             message = {"role": "assistant", "content": self.reply}
-            out: dict = {"id": "c", "object": "chat.completion", "created": 0, "model": body["model"],
-                         "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+            out: dict = {
+                "id": "c",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+            }
         elif self.path.endswith("/messages"):
-            out = {"id": "m", "type": "message", "role": "assistant", "model": body["model"],
-                   "content": [{"type": "text", "text": self.reply}], "stop_reason": "end_turn",
-                   "usage": {"input_tokens": 1, "output_tokens": 1}}
+            out = {
+                "id": "m",
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": [{"type": "text", "text": self.reply}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            }
         else:
             out = {"candidates": [{"content": {"role": "model", "parts": [{"text": self.reply}]}}]}
         data = json.dumps(out).encode()

@@ -18,8 +18,29 @@ from promptmill.runtime.wires import get_wire
 
 TOK = get_tokenizer("o200k_base")
 CHUNKS = [
-    "the", " file", "config.yaml", ".", "\n", "\n\n", " ", "-", "/", "'s", "Don't", "中文", "🙂", "x=1;",
-    "—", "Ünïcode", "  ", "42", ".\n", ")", "\t", "<tag>", "{{ 7*7 }}",
+    "the",
+    " file",
+    "config.yaml",
+    ".",
+    "\n",
+    "\n\n",
+    " ",
+    "-",
+    "/",
+    "'s",
+    "Don't",
+    "中文",
+    "🙂",
+    "x=1;",
+    "—",
+    "Ünïcode",
+    "  ",
+    "42",
+    ".\n",
+    ")",
+    "\t",
+    "<tag>",
+    "{{ 7*7 }}",
 ]
 text = st.lists(st.sampled_from(CHUNKS), min_size=0, max_size=14).map("".join)
 nonempty = st.lists(st.sampled_from(CHUNKS), min_size=1, max_size=14).map("".join).filter(lambda s: s.strip())
@@ -47,9 +68,7 @@ def scenario(draw):
             state[f"v{i}"] = draw(text)
             trim = draw(st.sampled_from(["drop", "truncate", "never"]))
             source = "{{ v" + str(i) + " }}"
-            sections.append(
-                Section(kind="template", trim=trim, stability="dynamic", template=source, plan=build_plan(source), **common)
-            )
+            sections.append(Section(kind="template", trim=trim, stability="dynamic", template=source, plan=build_plan(source), **common))
         else:
             items = draw(st.lists(st.fixed_dictionaries({"t": text, "s": st.integers(0, 4)}), max_size=8))
             state[f"l{i}"] = items
@@ -57,15 +76,26 @@ def scenario(draw):
             source = "- {{ it.t }}"
             sections.append(
                 Section(
-                    kind="each", trim=draw(st.sampled_from(["items", "items", "never"])), stability="dynamic",
-                    template=source, plan=build_plan(source), path=(f"l{i}",), item_name="it",
+                    kind="each",
+                    trim=draw(st.sampled_from(["items", "items", "never"])),
+                    stability="dynamic",
+                    template=source,
+                    plan=build_plan(source),
+                    path=(f"l{i}",),
+                    item_name="it",
                     item_separator=draw(st.sampled_from(["\n", "\n\n", ", "])),
-                    order_by=("s",) if ordered else (), keep=draw(st.sampled_from(["first", "last"])), **common,
+                    order_by=("s",) if ordered else (),
+                    keep=draw(st.sampled_from(["first", "last"])),
+                    **common,
                 )
             )
     bundle = RoleBundle(
-        id="r", tokenizer="o200k_base", budget=Budget(max_tokens=100_000, reserve=0),
-        separator=draw(st.sampled_from(SEPARATORS)), sections=tuple(sections), inputs={},
+        id="r",
+        tokenizer="o200k_base",
+        budget=Budget(max_tokens=100_000, reserve=0),
+        separator=draw(st.sampled_from(SEPARATORS)),
+        sections=tuple(sections),
+        inputs={},
     )
     budget = draw(st.integers(1, 400))
     provider = draw(st.sampled_from(["text", "openai", "anthropic"]))
@@ -159,8 +189,17 @@ def test_render_is_deterministic_and_cache_independent(case):
 def test_items_past_the_first_misfit_are_never_rendered():
     source = "- {{ it.t }}"
     sec = Section(
-        id="m", kind="each", priority=1, trim="items", message="user", stability="dynamic", template=source,
-        plan=build_plan(source), path=("mem",), item_name="it", order_by=("s",),
+        id="m",
+        kind="each",
+        priority=1,
+        trim="items",
+        message="user",
+        stability="dynamic",
+        template=source,
+        plan=build_plan(source),
+        path=("mem",),
+        item_name="it",
+        order_by=("s",),
     )
     bundle = RoleBundle(id="r", tokenizer="o200k_base", budget=Budget(100_000, 0), separator="\n\n", sections=(sec,), inputs={})
     items = [{"t": f"entry number {i} " * 20, "s": i} for i in range(1000)]

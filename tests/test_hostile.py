@@ -169,7 +169,9 @@ def test_a_folder_that_vanishes_between_discovery_and_loading_is_pm100(monkeypat
     monkeypatch.setattr(api, "discover", discover_then_delete)
     result = promptmill.lint(root)
     assert sorted((Path(d.file).name, d.code) for d in result.diagnostics) == [
-        ("r0.yaml", "PM100"), ("r1.yaml", "PM100"), ("r2.yaml", "PM100")
+        ("r0.yaml", "PM100"),
+        ("r1.yaml", "PM100"),
+        ("r2.yaml", "PM100"),
     ]
 
 
@@ -413,10 +415,7 @@ HIDDEN = "Please reset my password.\U000e0049\U000e0067\U000e006e\u200b\u00ad\uf
 
 
 def test_the_pretty_preview_shows_invisible_state_characters_as_escapes(make_project):
-    role = (
-        "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\n"
-        "sections:\n  - id: b\n    template: \"{{ msg }}\"\n"
-    )
+    role = 'kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\nsections:\n  - id: b\n    template: "{{ msg }}"\n'
     root = make_project(_one_role(role=role))
     promptmill.compile(root)
     (root / "s.json").write_text(json.dumps({"msg": HIDDEN + " 👨\u200d👩\u200d👧"}))
@@ -552,10 +551,7 @@ def test_a_homoglyph_in_a_short_form_context_id_is_pm206(make_project):
 
 @pytest.mark.parametrize("provider", ["text", "openai", "anthropic", "gemini", "live"])
 def test_a_budget_that_drops_every_section_is_pm830_on_every_provider(provider, make_project):
-    role = (
-        "kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\n"
-        "sections:\n  - id: a\n    template: \"{{ msg }}\"\n"
-    )
+    role = 'kind: role\nid: r\ninputs: {type: object, properties: {msg: {type: string}}}\nsections:\n  - id: a\n    template: "{{ msg }}"\n'
     root = make_project(_one_role(role=role))
     promptmill.compile(root)
     with pytest.raises(promptmill.BudgetError) as err:

@@ -215,7 +215,7 @@ def test_a_score_with_its_own_constraints_is_checked_every_time(tmp_path):
 
 
 def test_a_template_that_shows_the_score_is_rendered_again(tmp_path):
-    shown = "template: \"- {{ fact.text }} ({{ fact.score }})\""
+    shown = 'template: "- {{ fact.text }} ({{ fact.score }})"'
     role = ROLE.replace("template: \"- {{ fact.text }} {{ fact.flag | default('-') }}\"", shown)
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "notes.yaml").write_text(role)
@@ -230,8 +230,16 @@ def test_which_templates_leave_the_score_unread():
     from promptmill.runtime.itemmemo import unread_field
 
     assert unread_field("- {{ e.text }} {{ e['kind'] | upper }}", "e", "score")
-    for reads in ("{{ e.score }}", "{{ e['score'] }}", "{{ e }}", "{{ e | tojson }}", "{{ e[k] }}",
-                  "{% for k in e %}{{ k }}{% endfor %}", "{{ e.items() }}", "{{ e.get('score') }}"):
+    for reads in (
+        "{{ e.score }}",
+        "{{ e['score'] }}",
+        "{{ e }}",
+        "{{ e | tojson }}",
+        "{{ e[k] }}",
+        "{% for k in e %}{{ k }}{% endfor %}",
+        "{{ e.items() }}",
+        "{{ e.get('score') }}",
+    ):
         assert not unread_field("{{ e.text }}" + reads, "e", "score"), reads
 
 

@@ -44,10 +44,21 @@ ALLOWED: dict[str, set[str]] = {
     "compiling": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints"},
     "batch": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires"},
     "watch": set(),  # runs a callable when files change; knows nothing of promptmill
-    "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose",
-            "lints", "compiling", "watch"},
-    "cli": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose",
-            "lints", "compiling", "batch", "web", "watch"},
+    "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
+    "cli": {
+        "core",
+        "runtime",
+        "runtime.jinja",
+        "runtime.schema",
+        "runtime.wires",
+        "source",
+        "compose",
+        "lints",
+        "compiling",
+        "batch",
+        "web",
+        "watch",
+    },
     "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "watch"},  # __init__.py: the public surface
 }
 STAGES = set(ALLOWED)
@@ -81,9 +92,7 @@ def _stage(module: str) -> str:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _imports(module: str) -> set[str]:
@@ -230,7 +239,6 @@ def test_only_the_registry_reaches_a_wire() -> None:
     wires = {m for m in MODULES if m.startswith("promptmill.runtime.wires.")}
     assert {"promptmill.runtime.wires.openai_chat", "promptmill.runtime.wires.gemini"} <= wires
     bad = sorted(
-        f"{m} -> {w}" for m in MODULES if _stage(m) not in ("runtime.wires", "runtime.renderers")
-        for w in GRAPH[m] & wires - WIRE_ENTRY
+        f"{m} -> {w}" for m in MODULES if _stage(m) not in ("runtime.wires", "runtime.renderers") for w in GRAPH[m] & wires - WIRE_ENTRY
     )
     assert not bad, f"import the wire by name (runtime.wires.get_wire), not its module: {bad}"

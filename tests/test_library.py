@@ -128,8 +128,14 @@ def test_constraints_are_in_every_prompt(role):
 
 @pytest.mark.parametrize(
     ("role", "own_set"),
-    [("executor", "While executing:"), ("planner", "While planning:"), ("replanner", "While revising the plan:"),
-     ("extractor", "While extracting:"), ("verifier", "While verifying:"), ("directive", "Safety:")],
+    [
+        ("executor", "While executing:"),
+        ("planner", "While planning:"),
+        ("replanner", "While revising the plan:"),
+        ("extractor", "While extracting:"),
+        ("verifier", "While verifying:"),
+        ("directive", "Safety:"),
+    ],
 )
 def test_each_role_adds_its_own_rules(role, own_set):
     assert own_set in _render(role, _shipped_state(role), "text").section("constraints").text
@@ -191,7 +197,7 @@ def test_a_state_that_misses_a_required_field_is_refused():
 
 # -- the directive shape -----------------------------------------------------------------------
 def _directive_part(text: str) -> str:
-    return text[text.index("<directive "):]
+    return text[text.index("<directive ") :]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -258,7 +264,7 @@ def test_infrastructure_metadata_never_reaches_the_prompt(role, provider):
         fields = req.to_payload()
         model = fields.pop("model", None)  # the role's model travels as the API's model field only
         assert model in (None, "gpt-4o-mini") and (model is None) == (provider not in ("openai", "anthropic"))
-        assert "gpt-4o-mini" not in json.dumps(fields) and "max_tokens\": 2048" not in payload
+        assert "gpt-4o-mini" not in json.dumps(fields) and 'max_tokens": 2048' not in payload
         assert req.max_tokens == 2048 and req.reserve == 512  # the limits still shape the request
 
 

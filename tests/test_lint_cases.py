@@ -53,9 +53,7 @@ def test_code_case(code, case, monkeypatch, make_project):
     shown = "\n".join(d.format() for d in found)
     expected = [FINDING.fullmatch(line) for line in case.get("fail", [])]
     assert None not in expected, case["fail"]
-    assert sorted((d.code, d.file, d.line, d.col) for d in found) == sorted(
-        (m[1], m[2], int(m[3]), int(m[4])) for m in expected
-    ), shown
+    assert sorted((d.code, d.file, d.line, d.col) for d in found) == sorted((m[1], m[2], int(m[3]), int(m[4])) for m in expected), shown
     for m in expected:
         d = next(d for d in found if (d.code, d.file, d.line, d.col) == (m[1], m[2], int(m[3]), int(m[4])))
         assert (m[5] or "") in f"{d.message} {d.hint or ''}", shown

@@ -155,7 +155,11 @@ def test_watch_command_end_to_end(project):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1] / "compiler"), NO_COLOR="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "promptmill.cli.main", "watch", ".", "--role", "triage", "--state", "state.yaml", "--debounce", "0.02"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=project,
     )
     try:
         out: queue.Queue = queue.Queue()

@@ -172,15 +172,14 @@ def test_a_parser_limit_below_ours_does_not_change_the_answer(monkeypatch: pytes
     """libyaml reads ahead and may stop at a nesting limit of its own (PyYAML 6.0.4 does,
     at 1,000 flow levels) before promptmill's depth check sees a level: the answer must
     not depend on that, so a fast-parser syntax error is confirmed by the Python parser."""
+
     def impatient(text: str, backend: str = "auto"):
         if backend == "python":
             return make_parser(text, "python")
 
         class Stops:
             def get_event(self):
-                raise yaml.MarkedYAMLError(
-                    "while increasing flow level", None, "exceeded maximum nesting depth", None
-                )
+                raise yaml.MarkedYAMLError("while increasing flow level", None, "exceeded maximum nesting depth", None)
 
         return Stops()
 
@@ -212,9 +211,7 @@ def test_larger_alias_bomb_stops_at_the_node_limit(backend: str):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_flat_list_over_the_node_limit(backend: str):
     text = "- 1\n" * 25_000
-    assert_refused(
-        load_with(text, "t.yaml", backend, LoadLimits(max_nodes=20_000)), "PM111", (20_000, 3)
-    )
+    assert_refused(load_with(text, "t.yaml", backend, LoadLimits(max_nodes=20_000)), "PM111", (20_000, 3))
 
 
 def test_limits_are_configurable():
@@ -257,7 +254,5 @@ def test_display_name_defaults_to_the_posix_path(tmp_path: pathlib.Path):
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 def test_size_is_enforced_while_reading_when_stat_says_zero():
     assert os.stat("/proc/self/status").st_size == 0  # procfs claims empty files
-    diags = assert_refused(
-        load_file("/proc/self/status", limits=LoadLimits(max_file_bytes=100)), "PM105"
-    )
+    diags = assert_refused(load_file("/proc/self/status", limits=LoadLimits(max_file_bytes=100)), "PM105")
     assert "larger than the limit of 100 bytes" in diags[0].message

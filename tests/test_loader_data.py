@@ -76,9 +76,7 @@ def raises(path: pathlib.Path, code: str, *fragments: str, **kwargs) -> StateFil
         ("state.txt", "a: 1\n", ["must end in .json, .yaml or .yml"]),
     ],
 )
-def test_unparseable_state_is_pm813_with_a_position(
-    tmp_path: pathlib.Path, name, content, fragments
-):
+def test_unparseable_state_is_pm813_with_a_position(tmp_path: pathlib.Path, name, content, fragments):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
     raises(path, "PM813", *fragments)

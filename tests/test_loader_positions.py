@@ -141,9 +141,7 @@ def test_text_pos_first_line_for_every_block_header(header):
 
 
 def test_positions_inside_aliases_point_at_the_anchor():
-    doc, _ = loader.load_text(
-        "base: &b\n  model: gpt\n  text: |\n    hi\nuse: *b\nlist: [*b]\n", "t.yaml"
-    )
+    doc, _ = loader.load_text("base: &b\n  model: gpt\n  text: |\n    hi\nuse: *b\nlist: [*b]\n", "t.yaml")
     assert doc.pos(("use",)) == Position("t.yaml", 5, 6)
     assert doc.pos(("use", "model")) == doc.pos(("base", "model")) == Position("t.yaml", 2, 10)
     assert doc.key_pos(("list", 0, "model")) == Position("t.yaml", 2, 3)

@@ -28,7 +28,7 @@ inputs:
 
 
 def _role(printed: list[str], item: str = "") -> str:
-    body = "".join(f"      <v a=\"{{{{ {expr} }}}}\"/>\n" for expr in printed)
+    body = "".join(f'      <v a="{{{{ {expr} }}}}"/>\n' for expr in printed)
     out = SCHEMA + "sections:\n  - id: head\n    template: |\n" + body
     if item:
         out += f"  - id: each\n    each: files\n    as: f\n    template: |\n      <file>{{{{ {item} }}}}</file>\n"

@@ -13,19 +13,73 @@ META = jsonschema.Draft202012Validator(
     jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.FormatChecker(formats=("regex",))
 )
 KEYWORDS = [
-    "type", "properties", "required", "items", "prefixItems", "additionalProperties", "patternProperties",
-    "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-    "maxLength", "minItems", "maxItems", "uniqueItems", "pattern", "allOf", "anyOf", "oneOf", "not", "if",
-    "then", "else", "$ref", "$defs", "definitions", "$id", "$anchor", "$dynamicAnchor", "$schema", "title",
-    "description", "default", "examples", "format", "dependentRequired", "dependentSchemas", "dependencies",
-    "propertyNames", "contains", "minContains", "maxContains", "minProperties", "maxProperties",
-    "unevaluatedProperties", "unevaluatedItems", "$vocabulary", "$comment", "deprecated", "readOnly",
-    "contentSchema", "contentMediaType", "$recursiveAnchor", "x-custom",
+    "type",
+    "properties",
+    "required",
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "patternProperties",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "pattern",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$defs",
+    "definitions",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$schema",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "format",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "$vocabulary",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "contentSchema",
+    "contentMediaType",
+    "$recursiveAnchor",
+    "x-custom",
 ]
 TYPES = ["array", "boolean", "integer", "null", "number", "object", "string", "strng"]
 scalars = (
-    st.none() | st.booleans() | st.integers(-3, 5) | st.sampled_from([0.0, 1.0, 2.5, -1.0, 3.0])
-    | st.sampled_from(TYPES) | st.sampled_from(["^a+$", "(", "[a-", "x", "#frag", "a#", "_a.b", "1bad", ""])
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 5)
+    | st.sampled_from([0.0, 1.0, 2.5, -1.0, 3.0])
+    | st.sampled_from(TYPES)
+    | st.sampled_from(["^a+$", "(", "[a-", "x", "#frag", "a#", "_a.b", "1bad", ""])
 )
 
 

@@ -54,8 +54,14 @@ ENTRIES = st.dictionaries(
 # entries every template's lookups find, with values a plan prints itself (no lists or mappings)
 PLAIN = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=20)
 FULL_ENTRIES = st.fixed_dictionaries(
-    {"type": PLAIN, "summary": PLAIN, "name": PLAIN, "description": PLAIN, "parameters": json_values,
-     "nested": st.fixed_dictionaries({"deep": PLAIN})}
+    {
+        "type": PLAIN,
+        "summary": PLAIN,
+        "name": PLAIN,
+        "description": PLAIN,
+        "parameters": json_values,
+        "nested": st.fixed_dictionaries({"deep": PLAIN}),
+    }
 )
 
 

@@ -95,7 +95,11 @@ def test_importing_the_render_names_loads_no_compile_time_package():
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('yaml', 'jsonschema', 'click', 'watchdog'))))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT / "compiler")},
     )
     assert out.returncode == 0, out.stderr

@@ -149,8 +149,18 @@ def test_installed_wheel_runs_the_tutorial_offline(venv: Path, tmp_path: Path):
     assert "helpdesk" in roles
     for provider in PROVIDERS:
         proc = subprocess.run(
-            [*offline, str(bin_dir / "promptmill"), "render", "helpdesk", "--build", "build",
-             "--state", "examples/helpdesk.state.yaml", "--format", provider],
+            [
+                *offline,
+                str(bin_dir / "promptmill"),
+                "render",
+                "helpdesk",
+                "--build",
+                "build",
+                "--state",
+                "examples/helpdesk.state.yaml",
+                "--format",
+                provider,
+            ],
             cwd=project,
             env=env,
             capture_output=True,

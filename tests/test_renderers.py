@@ -257,14 +257,19 @@ def _project(make_project, files: dict[str, str]):
 
 
 def test_cache_breakpoint_moves_into_a_stable_user_message(make_project):
-    rt, _ = _project(make_project, {"r.yaml": """kind: role
+    rt, _ = _project(
+        make_project,
+        {
+            "r.yaml": """kind: role
 id: r
 inputs: {type: object, properties: {q: {type: string}}}
 sections:
   - {id: persona, text: You are terse.}
   - {id: examples, text: "Q: 2+2? A: 4", message: user}
   - {id: question, template: "{{ q }}"}
-"""})
+"""
+        },
+    )
     payload = rt.render("r", {"q": "3+3?"}, provider="anthropic").to_anthropic()
     assert "cache_control" not in payload["system"][0]
     first = payload["messages"][0]["content"]
@@ -273,13 +278,18 @@ sections:
 
 
 def test_a_history_that_starts_with_the_assistant(make_project):
-    rt, _ = _project(make_project, {"r.yaml": """kind: role
+    rt, _ = _project(
+        make_project,
+        {
+            "r.yaml": """kind: role
 id: r
 inputs: {type: object, properties: {h: {type: array, items: {type: object}}}}
 sections:
   - {id: persona, text: You are terse.}
   - {id: h, history: h}
-"""})
+"""
+        },
+    )
     req = rt.render("r", {"h": [{"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "hi"}]}, provider="anthropic")
     with pytest.raises(ProviderError) as err:
         req.to_anthropic()
@@ -289,8 +299,10 @@ sections:
 def test_openai_sends_a_schema_strict_mode_cannot_express_without_strict(make_project):
     from test_sdk_types import openai_problems
 
-    rt, diags = _project(make_project, {
-        "c.yaml": """kind: output
+    rt, diags = _project(
+        make_project,
+        {
+            "c.yaml": """kind: output
 id: scores
 style: native
 schema:
@@ -299,13 +311,14 @@ schema:
   properties:
     scores: {type: object, additionalProperties: {type: number}}
 """,
-        "r.yaml": """kind: role
+            "r.yaml": """kind: role
 id: r
 output: scores
 sections:
   - {id: ask, text: Score each answer., message: user}
 """,
-    })
+        },
+    )
     assert [d.code for d in diags] == ["PM705"]
     payload = rt.render("r", {}, provider="openai").to_openai()
     fmt = payload["response_format"]["json_schema"]
@@ -318,7 +331,10 @@ def test_payloads_carry_the_roles_model_and_reply_limit_and_both_can_be_overridd
     openai = render("directive-triage", "directive-triage.state.yaml", "openai")
     assert openai.to_openai()["model"] == "gpt-4o-mini" and openai.to_openai()["max_completion_tokens"] == 512
     assert openai.to_openai(model="gpt-4o", max_tokens=100) | {"messages": None} == {
-        **openai.to_openai(), "model": "gpt-4o", "max_completion_tokens": 100, "messages": None,
+        **openai.to_openai(),
+        "model": "gpt-4o",
+        "max_completion_tokens": 100,
+        "messages": None,
     }
     anthropic = runtime().render("directive-triage", s, provider="anthropic")
     assert anthropic.to_anthropic()["model"] == "gpt-4o-mini" and anthropic.to_anthropic()["max_tokens"] == 512

@@ -80,11 +80,13 @@ def test_repair_message_lists_paths_and_how_to_answer(replanner):
 
 def test_repair_loop(replanner):
     """The loop docs/providers.md shows: parse, send repair_message back, parse again."""
-    replies = iter([
-        "Sure! I will add a step.",
-        '{"subtasks": [{"id": "inspect-repo", "description": "Read the repository layout", "status": "done"}, '
-        '{"id": "add-types", "description": "Add type hints to parser.py", "status": "done", "depends_on": ["inspect-repo"]}]}',
-    ])
+    replies = iter(
+        [
+            "Sure! I will add a step.",
+            '{"subtasks": [{"id": "inspect-repo", "description": "Read the repository layout", "status": "done"}, '
+            '{"id": "add-types", "description": "Add type hints to parser.py", "status": "done", "depends_on": ["inspect-repo"]}]}',
+        ]
+    )
     conversation = []
     for _attempt in range(3):
         reply = next(replies)

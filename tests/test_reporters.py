@@ -23,9 +23,7 @@ DIAGS = [
         "remove one entry",
     ),
     Diagnostic("PM404", "warning", "prompts/roles/a.yaml", 12, 9, "input 'notes' is never used"),
-    Diagnostic(
-        "PM110", "warning", "prompts/shared", 0, 0, "the symbolic link loops; it was skipped"
-    ),
+    Diagnostic("PM110", "warning", "prompts/shared", 0, 0, "the symbolic link loops; it was skipped"),
     Diagnostic("PM505", "info", "prompts/roles/a.yaml", 3, 1, "counts 50%, approx\nsecond line"),
 ]
 
@@ -72,9 +70,7 @@ def test_text_color_only_when_asked():
     plain = render("text", DIAGS[:1])
     assert "\x1b[" not in plain
     colored = render("text", DIAGS[:1], color=True)
-    assert colored.startswith(
-        "prompts/roles/b.yaml:7:3: \x1b[1;31merror\x1b[0m[\x1b[1mPM106\x1b[0m] duplicate key 'reserve'\n"
-    )
+    assert colored.startswith("prompts/roles/b.yaml:7:3: \x1b[1;31merror\x1b[0m[\x1b[1mPM106\x1b[0m] duplicate key 'reserve'\n")
 
 
 def test_json():
@@ -149,9 +145,7 @@ def test_github_escaping():
     assert escape_data("50% done\r\nnext: a, b") == "50%25 done%0D%0Anext: a, b"
     assert escape_property("C:\\a,b%\n") == "C%3A\\a%2Cb%25%0A"
     odd = Diagnostic("PM101", "error", "dir,x/a:b.yaml", 1, 2, "bad: a, b")
-    assert render("github", [odd]) == (
-        "::error file=dir%2Cx/a%3Ab.yaml,line=1,col=2,title=PM101 yaml-syntax::bad: a, b\n"
-    )
+    assert render("github", [odd]) == ("::error file=dir%2Cx/a%3Ab.yaml,line=1,col=2,title=PM101 yaml-syntax::bad: a, b\n")
 
 
 def _obj(required: list[str], properties: dict, closed: bool = True) -> dict:

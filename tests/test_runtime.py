@@ -242,12 +242,8 @@ def test_any_mapping_is_a_state(build):
 
 def test_asking_for_an_abstract_role_says_it_is_abstract(tmp_path):
     (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "base.yaml").write_text(
-        "kind: role\nid: base\nabstract: true\nsections:\n  - id: a\n    text: Shared.\n"
-    )
-    (tmp_path / "prompts" / "child.yaml").write_text(
-        "kind: role\nid: child\nextends: base\nsections:\n  - id: b\n    text: Own.\n"
-    )
+    (tmp_path / "prompts" / "base.yaml").write_text("kind: role\nid: base\nabstract: true\nsections:\n  - id: a\n    text: Shared.\n")
+    (tmp_path / "prompts" / "child.yaml").write_text("kind: role\nid: child\nextends: base\nsections:\n  - id: b\n    text: Own.\n")
     promptmill.compile(tmp_path)
     from_build = promptmill.load(tmp_path / "build")
     from_sources, _ = promptmill.compiling.api.build_in_memory(tmp_path)

@@ -160,9 +160,7 @@ def test_to_yaml_xml_escape_and_bullets_filters() -> None:
     assert _render("{{ v|to_yaml(indent=4) }}", v={"a": [1]}) == "a:\n    -   1"
     with pytest.raises(RenderError, match="not JSON data"):
         _render("{{ v|to_yaml }}", v=float("inf"))
-    assert _render("{{ s|xml_escape }}", s="<a href=\"x\">'&'</a>") == (
-        "&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;"
-    )
+    assert _render("{{ s|xml_escape }}", s="<a href=\"x\">'&'</a>") == ("&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;")
     assert _render("{{ s|xml_text }}", s="<a href=\"x\">'&'</a>") == "&lt;a href=\"x\">'&amp;'&lt;/a>"
     assert _render("{{ xs|bullets }}", xs=["one", "two\nlines"]) == "- one\n- two\n  lines"
     assert _render("{{ xs|bullets }}", xs=[]) == ""

@@ -60,9 +60,16 @@ def test_init_writes_the_listed_files(tmp_path):
     assert rels == sorted(scaffold_files())
     on_disk = sorted(p.relative_to(tmp_path / "new" / "demo").as_posix() for p in (tmp_path / "new" / "demo").rglob("*") if p.is_file())
     assert on_disk == rels
-    for needed in (".github/workflows/promptmill.yml", ".pre-commit-config.yaml", ".vscode/settings.json",
-                   "prompts/roles/helpdesk.yaml", "prompts/constraints/house-rules.yaml",
-                   "prompts/contracts/answer.yaml", "prompts/fragments/voice.yaml", STATE):
+    for needed in (
+        ".github/workflows/promptmill.yml",
+        ".pre-commit-config.yaml",
+        ".vscode/settings.json",
+        "prompts/roles/helpdesk.yaml",
+        "prompts/constraints/house-rules.yaml",
+        "prompts/contracts/answer.yaml",
+        "prompts/fragments/voice.yaml",
+        STATE,
+    ):
         assert needed in rels
     assert {f"{SCHEMA_DIR}/{name}.schema.json" for name in SCHEMA_NAMES} <= set(rels)
     assert not any("dot-" in rel or "@PROMPTMILL_VERSION@" in (tmp_path / "new" / "demo" / rel).read_text() for rel in rels)
@@ -94,8 +101,7 @@ def test_init_prints_the_next_steps(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run("init", "demo")
     assert result.output.endswith(
-        "next:\n  cd demo\n  promptmill lint\n  promptmill compile\n"
-        f"  promptmill render {ROLE} --state {STATE}\n"
+        f"next:\n  cd demo\n  promptmill lint\n  promptmill compile\n  promptmill render {ROLE} --state {STATE}\n"
     )
     here = tmp_path / "here"
     here.mkdir()

@@ -293,16 +293,19 @@ def _break_parents(data: dict, how: str) -> None:
         data["format_version"] = 1
 
 
-@pytest.mark.parametrize(("how", "message"), [
-    ("not a list", r"\.parents: expected a list"),
-    ("extra key", r"\.parents\[0\]: expected an object with parent, when and bundle"),
-    ("parent not text", r"\.parents\[0\]: expected an object with parent, when and bundle"),
-    ("bad when", r"\.parents\[0\]\.when: not a well-formed condition"),
-    ("nested parents", r"\.parents\[0\]\.bundle: expected a version 1 bundle without parents"),
-    ("inner version 2", r"\.parents\[0\]\.bundle: expected a version 1 bundle without parents"),
-    ("another role", r"\.parents\[0\]\.bundle: holds role 'other', not 'task'"),
-    ("default parent in v1", r"format version 1 goes with `parents` only in version 2"),
-])
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("not a list", r"\.parents: expected a list"),
+        ("extra key", r"\.parents\[0\]: expected an object with parent, when and bundle"),
+        ("parent not text", r"\.parents\[0\]: expected an object with parent, when and bundle"),
+        ("bad when", r"\.parents\[0\]\.when: not a well-formed condition"),
+        ("nested parents", r"\.parents\[0\]\.bundle: expected a version 1 bundle without parents"),
+        ("inner version 2", r"\.parents\[0\]\.bundle: expected a version 1 bundle without parents"),
+        ("another role", r"\.parents\[0\]\.bundle: holds role 'other', not 'task'"),
+        ("default parent in v1", r"format version 1 goes with `parents` only in version 2"),
+    ],
+)
 def test_a_hand_edited_parent_choice_is_refused_with_its_place(tmp_path: Path, how: str, message: str):
     import json
 

@@ -55,7 +55,7 @@ def test_lint_warns_at_the_pattern(tmp_path):
     (tmp_path / "prompts" / "r.yaml").write_text(
         "kind: role\nid: r\ninputs: {type: object, properties: {w: {type: string}}}\nsections:\n"
         '  - id: a\n    text: A.\n    when: {path: state.w, op: regex, value: "^(a+)+$"}\n'
-        '  - id: b\n    text: B.\n'
+        "  - id: b\n    text: B.\n"
         '    when: {any: [{path: state.w, op: regex, value: "^a+$"}, {not: {path: state.w, op: regex, value: "(x*)*"}}]}\n'
     )
     found = [(d.code, d.severity, d.line, d.col) for d in promptmill.lint(tmp_path).diagnostics]

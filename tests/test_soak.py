@@ -48,8 +48,12 @@ def _cases(n: int) -> list[tuple[str, dict, str, int | None]]:
     states = example_states()
     roles = sorted(states)
     return [
-        (roles[i % len(roles)], freshen(states[roles[i % len(roles)]], rng, i), rng.choice(PROVIDERS),
-         rng.choice((None, rng.randint(400, 9000))))
+        (
+            roles[i % len(roles)],
+            freshen(states[roles[i % len(roles)]], rng, i),
+            rng.choice(PROVIDERS),
+            rng.choice((None, rng.randint(400, 9000))),
+        )
         for i in range(n)
     ]
 

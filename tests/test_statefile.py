@@ -12,11 +12,14 @@ from promptmill.source.statefile import read_state
 NEGATIVE = sorted(p for p in (Path(__file__).parent / "cases" / "render" / "negative").iterdir() if p.name.startswith("PM813"))
 
 
-@pytest.mark.parametrize("name,text", [
-    ("s.yaml", "a: [1, 2]\nb: '{{ 7*7 }}'\n"),
-    ("s.yml", "{a: [1, 2], b: '{{ 7*7 }}'}"),
-    ("s.json", '{"a": [1, 2], "b": "{{ 7*7 }}"}'),
-])
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        ("s.yaml", "a: [1, 2]\nb: '{{ 7*7 }}'\n"),
+        ("s.yml", "{a: [1, 2], b: '{{ 7*7 }}'}"),
+        ("s.json", '{"a": [1, 2], "b": "{{ 7*7 }}"}'),
+    ],
+)
 def test_reads_yaml_yml_and_json(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
@@ -74,4 +77,4 @@ def test_a_stream_that_cannot_be_read_is_pm813():
         read_state_stream(Broken())
     assert err.value.code == "PM813" and "state from <stdin>: cannot read it: Input/output error" in str(err.value)
     assert read_state_stream(io.BytesIO(b"# nothing yet\n\n")) == {}
-    assert read_state_stream(io.BytesIO(b'\xef\xbb\xbf [1, 2]')) == [1, 2]
+    assert read_state_stream(io.BytesIO(b"\xef\xbb\xbf [1, 2]")) == [1, 2]

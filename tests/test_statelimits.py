@@ -12,7 +12,11 @@ from promptmill.core.errors import StateError
 from promptmill.runtime.statelimits import MAX_STATE_DEPTH, _exact, _fast, check_state_data
 
 leaves = (
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=5)
     | st.sampled_from([object(), b"bytes", (1, 2), math.inf, float("nan"), {1, 2}, "\ud800", "é\udfff", "ok é"])
 )
 values = st.recursive(
@@ -60,14 +64,17 @@ def test_skipped_lists_are_not_walked():
     assert err.value.errors[0][0] == "state.memory[0]"
 
 
-@pytest.mark.parametrize(("state", "where"), [
-    ({"a": ["fine", "caf\u00e9", "x\ud800"]}, "state.a[2]"),
-    ({"b": {"k\udc00": 1}}, "state.b"),
-    ("\ud800", "state"),
-])
+@pytest.mark.parametrize(
+    ("state", "where"),
+    [
+        ({"a": ["fine", "caf\u00e9", "x\ud800"]}, "state.a[2]"),
+        ({"b": {"k\udc00": 1}}, "state.b"),
+        ("\ud800", "state"),
+    ],
+)
 def test_lone_surrogates_are_refused_with_their_path(state, where):
     with pytest.raises(StateError, match=r"lone surrogate|not valid text") as err:
         check_state_data(state)
     assert err.value.code == "PM811"
     assert err.value.errors[0][0] == where
-    check_state_data({"a": ["caf\u00e9 \U0001F600 \u05d0"]})  # real non-ASCII text is fine
+    check_state_data({"a": ["caf\u00e9 \U0001f600 \u05d0"]})  # real non-ASCII text is fine

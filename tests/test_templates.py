@@ -211,7 +211,13 @@ def test_calls_of_mutating_methods_are_pm405_where_the_sandbox_would_refuse_them
     from promptmill.runtime.jinja import sandbox
 
     with pytest.raises(RenderError):  # and the sandbox does refuse it: lint and render agree
-        sandbox.render(sandbox.compile_template(source), {"d": {"a": 1}, "fields": [], })
+        sandbox.render(
+            sandbox.compile_template(source),
+            {
+                "d": {"a": 1},
+                "fields": [],
+            },
+        )
 
 
 def test_mutating_method_names_cover_the_sandboxs_list() -> None:

@@ -100,7 +100,7 @@ def test_truncate_never_splits_a_character_cluster(name, keep, unit):
         assert tok.count(cut) <= n or (name != "approx" and tok.count(cut) <= n + 1)
         if keep == "head":
             assert text.startswith(cut)
-            rest = text[len(cut):]
+            rest = text[len(cut) :]
             assert not (rest and cut and (extends(rest[0]) or cut[-1] == "\u200d")), (n, cut[-6:], rest[:3])
         else:
             assert text.endswith(cut)

@@ -102,7 +102,7 @@ def shim_env(bin_dir: Path) -> dict[str, str]:
     package_root = Path(promptmill.__file__).resolve().parent.parent
     (bin_dir / "promptmill").write_text(
         f'#!/bin/sh\nexec "{sys.executable}" -c "import sys; from promptmill.cli.main import main; '
-        f"sys.exit(main(prog_name='promptmill'))\" \"$@\"\n"
+        f'sys.exit(main(prog_name=\'promptmill\'))" "$@"\n'
     )
     (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     for name in ("promptmill", "python"):
@@ -120,9 +120,7 @@ def shim_env(bin_dir: Path) -> dict[str, str]:
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str], prefix: Sequence[str] = ()) -> tuple[int, str]:
-    proc = subprocess.run(
-        [*prefix, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120
-    )
+    proc = subprocess.run([*prefix, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     return proc.returncode, proc.stdout
 
 

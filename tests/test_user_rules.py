@@ -28,8 +28,10 @@ PROJECT = {
         inject:
           - {id: proj, fragment: n/project}
     """,
-    **{f"prompts/frags/{x}.yaml": f"kind: fragment\nid: n/{x}\ntext: {x.capitalize()}.\n"
-       for x in ("project", "user", "late", "own", "rolerule", "resume", "state")},
+    **{
+        f"prompts/frags/{x}.yaml": f"kind: fragment\nid: n/{x}\ntext: {x.capitalize()}.\n"
+        for x in ("project", "user", "late", "own", "rolerule", "resume", "state")
+    },
     "prompts/role.yaml": """
         kind: role
         id: r
@@ -73,10 +75,13 @@ def injected(req) -> list[tuple[str, int | None, str]]:
 
 
 def test_a_user_rule_comes_first_at_layer_0(layered, user):
-    rules(user, """
+    rules(
+        user,
+        """
         inject:
           - {id: mine, fragment: n/user}
-    """)
+    """,
+    )
     runtime, diags = build_in_memory(layered)
     assert not [d for d in diags if d.severity == "error"]
     req = runtime.render("r", {"level": 1})
@@ -96,11 +101,14 @@ def test_a_user_rule_comes_first_at_layer_0(layered, user):
 
 
 def test_an_explicit_layer_wins_and_the_rule_id_defaults_to_the_fragment(layered, user):
-    rules(user, """
+    rules(
+        user,
+        """
         inject:
           - {fragment: n/late, layer: 4, position: after}
           - {id: two, fragment: n/user, layer: 2}
-    """)
+    """,
+    )
     runtime, _ = build_in_memory(layered)
     req = runtime.render("r", {"level": 1})
     assert injected(req) == [
@@ -114,7 +122,9 @@ def test_an_explicit_layer_wins_and_the_rule_id_defaults_to_the_fragment(layered
 
 
 def test_event_and_when_conditions(layered, user):
-    rules(user, """
+    rules(
+        user,
+        """
         inject:
           - {id: resume, event: continue, fragment: n/resume}
           - id: high
@@ -123,7 +133,8 @@ def test_event_and_when_conditions(layered, user):
           - id: only-other
             fragment: n/user
             when: {path: role.id, op: eq, value: other}
-    """)
+    """,
+    )
     runtime, diags = build_in_memory(layered)
     assert not [d for d in diags if d.severity == "error"]
     ids = lambda req: [e[0] for e in injected(req)]  # noqa: E731

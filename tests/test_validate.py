@@ -226,7 +226,7 @@ v.errors(state)
 print("jsonschema" in sys.modules)
 """
     src = str(Path(__file__).resolve().parents[1] / "compiler")
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONPATH": src}
-    ).stdout.split("\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONPATH": src}).stdout.split(
+        "\n"
+    )
     assert out[:2] == ["[]", "True"]

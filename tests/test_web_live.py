@@ -24,8 +24,9 @@ def save(path, old: str, new: str) -> None:
 def wait_payload(page, needle: str, timeout: float = 5.0) -> float:
     """Seconds until the payload on the page contains `needle`."""
     start = time.monotonic()
-    page.wait_for_function("n => document.getElementById('payload').textContent.includes(n)", arg=needle,
-                           timeout=timeout * 1000, polling=20)
+    page.wait_for_function(
+        "n => document.getElementById('payload').textContent.includes(n)", arg=needle, timeout=timeout * 1000, polling=20
+    )
     return time.monotonic() - start
 
 
@@ -37,12 +38,15 @@ def live(starter_project, preview_server, open_page):
     return starter_project, page
 
 
-@pytest.mark.parametrize("path, old, new", [
-    (ROLE, "Answer the customer's question below", "Answer the question below in one sentence"),
-    ("prompts/fragments/voice.yaml", "Be brief, friendly and exact.", "Be brief, warm and exact."),
-    ("prompts/contracts/answer.yaml", "two or three friendly sentences", "one friendly sentence"),
-    ("examples/helpdesk.state.yaml", "How do I rotate my API key?", "Where are my invoices?"),
-])
+@pytest.mark.parametrize(
+    "path, old, new",
+    [
+        (ROLE, "Answer the customer's question below", "Answer the question below in one sentence"),
+        ("prompts/fragments/voice.yaml", "Be brief, friendly and exact.", "Be brief, warm and exact."),
+        ("prompts/contracts/answer.yaml", "two or three friendly sentences", "one friendly sentence"),
+        ("examples/helpdesk.state.yaml", "How do I rotate my API key?", "Where are my invoices?"),
+    ],
+)
 def test_a_saved_file_shows_within_a_second(live, path, old, new):
     root, page = live
     reloads = page.evaluate("performance.getEntriesByType('navigation').length")
@@ -91,8 +95,11 @@ def test_a_state_edited_in_the_page_is_kept_when_the_file_changes(live):
 
 def test_compare_with_the_committed_build_in_the_page(live):
     root, page = live
-    save(root / ROLE, "Answer the customer's question below using the help-centre articles.",
-         "Answer the customer's question below using the articles, citing each one you use.")
+    save(
+        root / ROLE,
+        "Answer the customer's question below using the help-centre articles.",
+        "Answer the customer's question below using the articles, citing each one you use.",
+    )
     wait_payload(page, "citing each one you use")
     page.click("#compare-run")
     page.wait_for_selector("#compare-sections:not([hidden])")
@@ -124,9 +131,9 @@ def test_a_project_broken_at_start_shows_once_fixed(starter_project, preview_ser
     page.wait_for_selector("#diagnostics", state="hidden")
     # a role saved while the page is open joins the picker
     (starter_project / "prompts/roles/faq.yaml").write_text(
-        role.read_text().replace("id: helpdesk", "id: faq").replace("Answers one customer", "Answers a frequent"))
-    page.wait_for_function("[...document.querySelectorAll('#role option')].map(o => o.value).join() === 'faq,helpdesk'",
-                           timeout=5000)
+        role.read_text().replace("id: helpdesk", "id: faq").replace("Answers one customer", "Answers a frequent")
+    )
+    page.wait_for_function("[...document.querySelectorAll('#role option')].map(o => o.value).join() === 'faq,helpdesk'", timeout=5000)
     page.select_option("#role", "faq")
     page.wait_for_function("document.getElementById('state-error').textContent.includes('PM810')")  # no example: {}
     assert page.text_content("#payload") == page.text_content("#head") == ""  # nothing of helpdesk stays

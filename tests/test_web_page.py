@@ -33,10 +33,13 @@ def cli_rows(pretty: str) -> list[tuple[str, str, str]]:
 
 
 def page_rows(page) -> list[tuple[str, str, str]]:
-    return [tuple(row) for row in page.eval_on_selector_all(
-        "#sections tbody tr[data-section]",
-        "rows => rows.map(r => [r.dataset.section, r.querySelector('.status').textContent, r.querySelector('.tokens').textContent])",
-    )]
+    return [
+        tuple(row)
+        for row in page.eval_on_selector_all(
+            "#sections tbody tr[data-section]",
+            "rows => rows.map(r => [r.dataset.section, r.querySelector('.status').textContent, r.querySelector('.tokens').textContent])",
+        )
+    ]
 
 
 def rendered(page) -> int:
@@ -140,21 +143,27 @@ def test_cache_prefix_and_breakpoint_are_marked(repo_page):
     page.click("#tabs button[data-provider=anthropic]")
     cached = page.eval_on_selector_all("#sections tr.cached", "rows => rows.map(r => r.dataset.section)")
     marked = page.eval_on_selector_all("#sections tr.breakpoint", "rows => rows.map(r => r.dataset.section)")
-    assert cached[:3] == ["context:system:agent/core/identity", "context:system:agent/core/behaviour",
-                          "context:system:agent/core/environment"]
+    assert cached[:3] == [
+        "context:system:agent/core/identity",
+        "context:system:agent/core/behaviour",
+        "context:system:agent/core/environment",
+    ]
     assert marked == [cached[-1]]
 
 
 def test_hostile_state_is_shown_as_text(starter_project, preview_server, open_page):
     page = open_page(preview_server(starter_project, watch=False).url)
-    hostile = ('customer: {name: "</div></td></tr></table><b id=pwn>bold</b>"}\n'
-               'question: "<script>window.__pwned = 1</script><img src=x onerror=\\"window.__pwned = 2\\">"\n')
+    hostile = (
+        'customer: {name: "</div></td></tr></table><b id=pwn>bold</b>"}\n'
+        'question: "<script>window.__pwned = 1</script><img src=x onerror=\\"window.__pwned = 2\\">"\n'
+    )
     page.fill("#state", hostile)
     page.wait_for_function("document.getElementById('payload').textContent.includes('window.__pwned = 1')")
     page.click("#sections tr[data-section=question] td.sid")
     text = page.text_content("#sections tr.text pre")
-    assert text == ('</div></td></tr></table><b id=pwn>bold</b> asks: '
-                    '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">')
+    assert text == (
+        '</div></td></tr></table><b id=pwn>bold</b> asks: <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+    )
     page.wait_for_timeout(200)
     assert page.evaluate("window.__pwned") is None
     assert page.evaluate("document.getElementById('pwn')") is None

@@ -59,8 +59,10 @@ def test_local_host_is_answered(server, host):
     assert b"promptmill preview" in body
 
 
-@pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1.evil.example:{port}", "127.0.0.1:1{port}",
-                                  "localhost", "", "127.0.0.1:{port}@evil.example", "[::1"])
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example:{port}", "127.0.0.1.evil.example:{port}", "127.0.0.1:1{port}", "localhost", "", "127.0.0.1:{port}@evil.example", "[::1"],
+)
 def test_foreign_host_is_refused(server, host):
     """DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends Host: evil.example."""
     for path in ("/", "/api/project", "/static/app.js"):
@@ -69,14 +71,14 @@ def test_foreign_host_is_refused(server, host):
         assert b"forbidden" in body and b"ada" not in body.lower()
 
 
-@pytest.mark.parametrize("origin", ["http://evil.example", "http://127.0.0.1:1", "https://127.0.0.1:{port}",
-                                    "null", "http://localhost.evil.example:{port}"])
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "http://127.0.0.1:1", "https://127.0.0.1:{port}", "null", "http://localhost.evil.example:{port}"]
+)
 def test_foreign_origin_is_refused(server, origin):
     origin = origin.format(port=server.port)
     status, _, _ = request(server, "/api/project", headers={"Origin": origin})
     assert status == 403
-    status, _, _ = request(server, "/api/render", method="POST", headers={"Origin": origin},
-                           body={"role": "helpdesk", "state": ""})
+    status, _, _ = request(server, "/api/render", method="POST", headers={"Origin": origin}, body={"role": "helpdesk", "state": ""})
     assert status == 403
 
 
@@ -85,9 +87,21 @@ def test_own_origin_is_answered(server):
     assert status == 200
 
 
-@pytest.mark.parametrize("path", ["/static/../session.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
-                                  "/static/", "/static/static/app.js", "/app.py", "/static//etc/passwd",
-                                  "/../pyproject.toml", "/static/index.html/..", "/promptmill.yaml"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../session.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/",
+        "/static/static/app.js",
+        "/app.py",
+        "/static//etc/passwd",
+        "/../pyproject.toml",
+        "/static/index.html/..",
+        "/promptmill.yaml",
+    ],
+)
 def test_nothing_outside_the_static_files(server, path):
     status, _, body = request(server, path)
     assert status == 404, path
@@ -117,14 +131,16 @@ def test_static_files_have_a_strict_policy(server):
 
 
 def test_state_errors_are_data_with_line_and_column(server):
-    status, _, body = request(server, "/api/render", method="POST",
-                              body={"role": "helpdesk", "state": "customer: {name: Ada\nquestion: [\n"})
+    status, _, body = request(
+        server, "/api/render", method="POST", body={"role": "helpdesk", "state": "customer: {name: Ada\nquestion: [\n"}
+    )
     assert status == 200
     err = json.loads(body)["error"]
     assert err["code"] == "PM813" and (err["line"], err["col"]) == (2, 9)
     assert err["message"].startswith("state:2:9: ")
-    json_err = json.loads(request(server, "/api/render", method="POST",
-                                  body={"role": "helpdesk", "state": '{"customer": {"name": "Ada"},,}'})[2])["error"]
+    json_err = json.loads(
+        request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": '{"customer": {"name": "Ada"},,}'})[2]
+    )["error"]
     assert (json_err["code"], json_err["line"], json_err["col"]) == ("PM813", 1, 30)
 
 
@@ -133,8 +149,7 @@ def test_render_errors_are_data(server):
     assert got["error"]["code"] == "PM810" and "state" in got["error"]["message"]
     got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdsk", "state": ""})[2])
     assert got["error"]["code"] == "PM802" and "helpdesk" in (got["error"]["hint"] or got["error"]["message"])
-    status, _, body = request(server, "/api/render", method="POST",
-                              body={"role": "helpdesk", "state": "", "budget": "lots"})
+    status, _, body = request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": "", "budget": "lots"})
     assert status == 400 and json.loads(body)["error"]["code"] == "PM010"
     status, _, _ = request(server, "/api/render", method="POST", headers={"Content-Type": "text/plain"})
     assert status == 415
@@ -159,17 +174,21 @@ def test_compare_against_the_build(server, starter_project):
     role.write_text(role.read_text().replace("using the help-centre articles.", "using only the articles below, and cite them."))
     server.session.refresh()
     state = (starter_project / "examples/helpdesk.state.yaml").read_text()
-    got = json.loads(request(server, "/api/compare", method="POST",
-                             body={"role": "helpdesk", "state": state, "against": "build"})[2])
+    got = json.loads(request(server, "/api/compare", method="POST", body={"role": "helpdesk", "state": state, "against": "build"})[2])
     assert not got["same"]
     assert "-Answer the customer's question below using the help-centre articles." in got["diff"]
     assert "+Answer the customer's question below using only the articles below, and cite them." in got["diff"]
     task = next(r for r in got["sections"] if r["id"] == "task")
     assert task["delta"] == task["after"]["tokens"] - task["before"]["tokens"] > 0
     assert got["total"]["delta"] == got["total"]["after"] - got["total"]["before"]
-    other = json.loads(request(server, "/api/compare", method="POST",
-                               body={"role": "helpdesk", "state": state, "against": "state",
-                                     "other": state.replace("Ada", "Grace Hopper")})[2])
+    other = json.loads(
+        request(
+            server,
+            "/api/compare",
+            method="POST",
+            body={"role": "helpdesk", "state": state, "against": "state", "other": state.replace("Ada", "Grace Hopper")},
+        )[2]
+    )
     assert "-Grace Hopper asks: How do I rotate my API key?" in other["diff"]
     assert next(r for r in other["sections"] if r["id"] == "question")["delta"] < 0
 
@@ -202,9 +221,14 @@ def test_cli_port_in_use(starter_project, preview_server, monkeypatch):
 
 def test_cli_serves_until_interrupted(starter_project):
     exe = Path(sys.executable).with_name("promptmill")
-    proc = subprocess.Popen([str(exe), "preview", "helpdesk", "--state", "examples/helpdesk.state.yaml", "--port", "0"],
-                            cwd=starter_project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "NO_COLOR": "1"})
+    proc = subprocess.Popen(
+        [str(exe), "preview", "helpdesk", "--state", "examples/helpdesk.state.yaml", "--port", "0"],
+        cwd=starter_project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
     try:
         first = proc.stdout.readline()
         assert first.startswith("promptmill preview of demo: http://127.0.0.1:"), first
@@ -247,9 +271,14 @@ def test_cli_open_hands_the_url_to_the_browser(starter_project, tmp_path):
     browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > "{seen}"\n')
     browser.chmod(0o755)
     exe = Path(sys.executable).with_name("promptmill")
-    proc = subprocess.Popen([str(exe), "preview", "helpdesk", "--port", "0", "--open"],
-                            cwd=starter_project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "NO_COLOR": "1", "BROWSER": str(browser)})
+    proc = subprocess.Popen(
+        [str(exe), "preview", "helpdesk", "--port", "0", "--open"],
+        cwd=starter_project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1", "BROWSER": str(browser)},
+    )
     try:
         first = proc.stdout.readline()
         url = first.rsplit(" ", 1)[1].strip()
@@ -305,14 +334,21 @@ def _hang_up(port: int, data: bytes, *, reset: bool = False, read: bool = False)
 
 
 def _post_head(port: int, length: int) -> bytes:
-    return (f"POST /api/render HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {length}\r\n\r\n").encode()
+    return (
+        f"POST /api/render HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    ).encode()
 
 
 def test_clients_that_hang_up_leave_no_traceback_and_the_server_keeps_serving(starter_project):
     exe = Path(sys.executable).with_name("promptmill")
-    proc = subprocess.Popen([str(exe), "preview", "--port", "0"], cwd=starter_project, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    proc = subprocess.Popen(
+        [str(exe), "preview", "--port", "0"],
+        cwd=starter_project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
     try:
         first = proc.stdout.readline()
         port = int(first.rsplit(":", 1)[1].strip(" /\n"))

@@ -14,15 +14,93 @@ from promptmill.runtime.jinja.yamlemit import to_yaml
 # Strings that a careless emitter writes plain and a parser reads as something else,
 # or that need escapes or a particular block header.
 NASTY = [
-    "", " ", "  lead", "trail ", "yes", "No", "ON", "off", "y", "N", "~", "null", "NULL",
-    "true", "False", "0", "-1", "+1", "007", "0o17", "0x1F", "0b101", "1_000", "1:20",
-    "1.5", ".5", "1e3", "1.0e+3", "-.inf", ".NaN", "2024-01-02", "2024-1-2 10:00",
-    "<<", "=", "-", "- x", "? x", ": x", "a: b", "a #b", "#c", "&a", "*a", "!tag",
-    "|", ">", "'q'", '"q"', "%YAML", "@x", "`x", "[a]", "{a}", "a,b", "...", "---",
-    "tab\there", "\t", "line\nbreak", "\n", "\n\n", "a\n", "a\n\n", " a\nb", "\na",
-    "a \nb ", "a\r\nb", "\r", "nul\0", "bell\a", "\x1b[0m", "\x85", "\u2028", "\u2029",
-    "\xa0", "\ufeff", "\ufffe", "\U0001F600 emoji", "é", "\ud7ff", "\ue000", "a:", "a: ",
-    "k\\", "back\\slash", 'quote"in', "x" * 1200,
+    "",
+    " ",
+    "  lead",
+    "trail ",
+    "yes",
+    "No",
+    "ON",
+    "off",
+    "y",
+    "N",
+    "~",
+    "null",
+    "NULL",
+    "true",
+    "False",
+    "0",
+    "-1",
+    "+1",
+    "007",
+    "0o17",
+    "0x1F",
+    "0b101",
+    "1_000",
+    "1:20",
+    "1.5",
+    ".5",
+    "1e3",
+    "1.0e+3",
+    "-.inf",
+    ".NaN",
+    "2024-01-02",
+    "2024-1-2 10:00",
+    "<<",
+    "=",
+    "-",
+    "- x",
+    "? x",
+    ": x",
+    "a: b",
+    "a #b",
+    "#c",
+    "&a",
+    "*a",
+    "!tag",
+    "|",
+    ">",
+    "'q'",
+    '"q"',
+    "%YAML",
+    "@x",
+    "`x",
+    "[a]",
+    "{a}",
+    "a,b",
+    "...",
+    "---",
+    "tab\there",
+    "\t",
+    "line\nbreak",
+    "\n",
+    "\n\n",
+    "a\n",
+    "a\n\n",
+    " a\nb",
+    "\na",
+    "a \nb ",
+    "a\r\nb",
+    "\r",
+    "nul\0",
+    "bell\a",
+    "\x1b[0m",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\xa0",
+    "\ufeff",
+    "\ufffe",
+    "\U0001f600 emoji",
+    "é",
+    "\ud7ff",
+    "\ue000",
+    "a:",
+    "a: ",
+    "k\\",
+    "back\\slash",
+    'quote"in',
+    "x" * 1200,
 ]
 
 
@@ -42,16 +120,7 @@ def test_indent_widths_round_trip(indent: int) -> None:
 
 def test_readable_block_output() -> None:
     value = {"task": "Fix the bug", "steps": ["read", "edit\nthen test"], "meta": {}, "count": 3}
-    assert to_yaml(value) == (
-        "task: Fix the bug\n"
-        "steps:\n"
-        "  - read\n"
-        "  - |-\n"
-        "    edit\n"
-        "    then test\n"
-        "meta: {}\n"
-        "count: 3"
-    )
+    assert to_yaml(value) == ("task: Fix the bug\nsteps:\n  - read\n  - |-\n    edit\n    then test\nmeta: {}\ncount: 3")
 
 
 def test_scalars() -> None:

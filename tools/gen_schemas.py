@@ -50,8 +50,7 @@ CONDITION = s(
         "path": s(
             "string",
             "Path",
-            "Dotted path into the render context, e.g. `state.subtask.id`, `role.category`, "
-            "`model`, `event`.",
+            "Dotted path into the render context, e.g. `state.subtask.id`, `role.category`, `model`, `event`.",
             minLength=1,
         ),
         "op": s(
@@ -129,8 +128,7 @@ CONTEXT = s(
         "suppress": s(
             "array",
             "Suppress",
-            "Fragment ids (exact, no basename matching) to drop from what the extends chain and "
-            "injection rules would add.",
+            "Fragment ids (exact, no basename matching) to drop from what the extends chain and injection rules would add.",
             items=id_ref("Fragment id", "Exact id of a fragment to drop."),
         ),
     },
@@ -578,7 +576,7 @@ OUTPUT = doc(
                 "call": s(
                     "string",
                     "Call",
-                    "The call around the arguments, e.g. `rye_execute(item_id=\"x\", parameters={arguments})` "
+                    'The call around the arguments, e.g. `rye_execute(item_id="x", parameters={arguments})` '
                     "(default `{tool}({arguments})`). It is written between backticks.",
                     minLength=1,
                 ),

@@ -22,8 +22,16 @@ from promptmill.web import make_server
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img"
 CHROMIUM = os.environ.get("PROMPTMILL_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def broken(browser) -> None:
@@ -46,8 +54,7 @@ def broken(browser) -> None:
 def main() -> None:
     os.chdir(ROOT)
     OUT.mkdir(parents=True, exist_ok=True)
-    with make_server(ROOT, role="executor", state="prompts/examples/executor.state.yaml", watch=False) as server, \
-            sync_playwright() as pw:
+    with make_server(ROOT, role="executor", state="prompts/examples/executor.state.yaml", watch=False) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True).new_page()
         page.goto(server.url)
@@ -58,8 +65,9 @@ def main() -> None:
 
         page.click("#tabs button[data-provider=text]")
         page.click("#sections tr[data-section=subtask] td.sid")
-        page.evaluate("b => { const s = document.getElementById('budget'); s.value = b;"
-                      " s.dispatchEvent(new Event('input', {bubbles: true})); }", 700)
+        page.evaluate(
+            "b => { const s = document.getElementById('budget'); s.value = b; s.dispatchEvent(new Event('input', {bubbles: true})); }", 700
+        )
         page.wait_for_function("document.getElementById('head').textContent.includes(' / 700 tokens')")
         page.screenshot(path=OUT / "preview-budget.png")
 
@@ -67,8 +75,7 @@ def main() -> None:
         original = page.input_value("#state")
         page.check("input[name=against][value=state]")
         page.fill("#compare-state", original)
-        page.fill("#state", original.replace(
-            "Add type hints to the parser module", "Add type hints to the lexer and parser modules"))
+        page.fill("#state", original.replace("Add type hints to the parser module", "Add type hints to the lexer and parser modules"))
         page.wait_for_function("document.getElementById('payload').textContent.includes('lexer and parser')")
         page.click("#compare-run")
         page.wait_for_selector("#compare-sections:not([hidden])")

@@ -92,7 +92,7 @@ class _Root:
             return path == self.path
         if path != self.folder and not path.startswith(self.folder + os.sep):
             return False
-        rel = path[len(self.folder) + 1:]
+        rel = path[len(self.folder) + 1 :]
         if path == self.folder:
             return is_directory
         parts = rel.split(os.sep)
@@ -188,8 +188,7 @@ class Watcher:
     def _covered(self, root: _Root) -> bool:
         """A file root whose folder lies in a recursively watched folder needs no watch of its own."""
         return root.is_file and any(
-            not other.is_file and (root.folder == other.folder or root.folder.startswith(other.folder + os.sep))
-            for other in self.roots
+            not other.is_file and (root.folder == other.folder or root.folder.startswith(other.folder + os.sep)) for other in self.roots
         )
 
     def _schedule(self, root: _Root) -> bool:

@@ -168,8 +168,9 @@ def _summary(path: Path) -> dict:
         raise BatchFolderError(str(why), hint="pass the folder `promptmill batch` wrote, unchanged")
     for key in ("role", "provider", "build"):
         if summary.get(key) is not None and not isinstance(summary[key], str):
-            raise BatchFolderError(f"{path}: '{key}' is {_kind(summary[key])}, not a string",
-                                   hint="pass the folder `promptmill batch` wrote, unchanged")
+            raise BatchFolderError(
+                f"{path}: '{key}' is {_kind(summary[key])}, not a string", hint="pass the folder `promptmill batch` wrote, unchanged"
+            )
     return summary
 
 
@@ -187,8 +188,10 @@ def _request_ids(folder: Path) -> dict[str, None]:
                         raise BatchFolderError(str(why), hint="pass the folder `promptmill batch` wrote, unchanged")
                     custom_id = line.get("custom_id", line.get("key"))
                     if not isinstance(custom_id, str):
-                        raise BatchFolderError(f"{where}: the custom id is {_kind(custom_id)}, not a string",
-                                               hint="pass the folder `promptmill batch` wrote, unchanged")
+                        raise BatchFolderError(
+                            f"{where}: the custom id is {_kind(custom_id)}, not a string",
+                            hint="pass the folder `promptmill batch` wrote, unchanged",
+                        )
                     ids[custom_id] = None
         except OSError as exc:
             raise BatchFolderError(f"cannot read {path}: {exc.strerror}") from None
@@ -217,9 +220,12 @@ def collect(
     build = build or summary.get("build")
     if not role or not build or provider not in formats.PROVIDERS:
         missing = "names no role, provider or build" if summary_path.is_file() else "is missing"
-        raise ConfigError(f"{summary_path} {missing}; cannot tell the role, provider and build of this batch", code="PM011",
-                          hint="pass --batch the folder `promptmill batch` wrote, with its summary.json"
-                               " (from Python: collect(..., role=, provider=, build=))")
+        raise ConfigError(
+            f"{summary_path} {missing}; cannot tell the role, provider and build of this batch",
+            code="PM011",
+            hint="pass --batch the folder `promptmill batch` wrote, with its summary.json"
+            " (from Python: collect(..., role=, provider=, build=))",
+        )
     bundle = Runtime.load(build).bundle(role)
     # parse_reply reads only these four fields of a request
     req = cast(PromptRequest, SimpleNamespace(role=role, output=bundle.output, provider=provider, state=None))
@@ -253,8 +259,16 @@ def collect(
                     _, reply = read_result(line)
                     data = parse_reply(req, reply)
                 except RecursionError:
-                    failures.write(_dumps({"custom_id": custom_id, "line": number, "code": "PM873",
-                                           "reason": f"line {number}: the reply is nested too deeply to check"}))
+                    failures.write(
+                        _dumps(
+                            {
+                                "custom_id": custom_id,
+                                "line": number,
+                                "code": "PM873",
+                                "reason": f"line {number}: the reply is nested too deeply to check",
+                            }
+                        )
+                    )
                     counts["failures"] += 1
                     continue
                 except PromptmillError as exc:

@@ -139,9 +139,14 @@ class OutputFolder:
             raise write_failed(folder, exc, "create the output folder") from None
         note = json.dumps({"pid": os.getpid(), "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())})
         self._lock = folder_lock(
-            folder / LOCK, timeout=0, note=note.encode(), remove=True,
-            busy=lambda held: FolderBusy(f"another promptmill batch run{_holder(held)} is writing to {folder}",
-                                         hint="wait until it ends, or write this run to another --out folder"),
+            folder / LOCK,
+            timeout=0,
+            note=note.encode(),
+            remove=True,
+            busy=lambda held: FolderBusy(
+                f"another promptmill batch run{_holder(held)} is writing to {folder}",
+                hint="wait until it ends, or write this run to another --out folder",
+            ),
             failed=lambda exc: write_failed(folder / LOCK, exc, "create"),
         )
         self._lock.__enter__()
@@ -243,8 +248,10 @@ class OutputFolder:
             elif os.path.lexists(folder / name):
                 changed.append(name)
         if changed:
-            raise FolderNotOurs(f"not publishing to {folder}: these files appeared or changed during the run: {', '.join(changed)}",
-                                hint="do not write into --out while promptmill batch runs")
+            raise FolderNotOurs(
+                f"not publishing to {folder}: these files appeared or changed during the run: {', '.join(changed)}",
+                hint="do not write into --out while promptmill batch runs",
+            )
         both = {name: self.owned.get(name, []) + new.get(name, []) for name in {*self.owned, *new}}
         self._write_manifest(both)  # a run killed from here on leaves files this manifest accepts
         for f in files:

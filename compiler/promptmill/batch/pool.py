@@ -89,8 +89,9 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
             yield from renderer.render_chunk(part)
         return
     deathsig = threading.current_thread() is threading.main_thread()
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init,
-                               initargs=(renderer, os.getpid(), deathsig))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init, initargs=(renderer, os.getpid(), deathsig)
+    )
     try:
         window: deque = deque()
         for part in _chunks(items, chunk):
@@ -102,7 +103,8 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     except BrokenProcessPool as exc:
         raise PromptmillError(
             f"a worker process stopped unexpectedly ({exc}); no files were written",
-            code="PM000", hint="run with --workers 1 to render in one process (a script read from standard input cannot start workers)",
+            code="PM000",
+            hint="run with --workers 1 to render in one process (a script read from standard input cannot start workers)",
         ) from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -29,14 +29,29 @@ from typing import Any
 from .renderer import BatchRenderer
 
 
-def render_dataset(ds: Any, build: Any, role: str, *, concurrency: int = 1, batch_size: int = 256,
-                   batch_format: str = "pyarrow", num_cpus: float = 1, **options: Any) -> Any:
+def render_dataset(
+    ds: Any,
+    build: Any,
+    role: str,
+    *,
+    concurrency: int = 1,
+    batch_size: int = 256,
+    batch_format: str = "pyarrow",
+    num_cpus: float = 1,
+    **options: Any,
+) -> Any:
     """`ds.map_batches(BatchRenderer, ...)`: one output row per input row, `concurrency` actors of
     `num_cpus` each (leave a CPU for the read tasks, or the read never gets scheduled)."""
     kwargs = {"build": str(build), "role": role, **options}
     BatchRenderer(**kwargs)  # PM802/PM010 now, on the driver, not in every actor
-    return ds.map_batches(BatchRenderer, fn_constructor_kwargs=kwargs, concurrency=concurrency, num_cpus=num_cpus,
-                          batch_size=batch_size, batch_format=batch_format)
+    return ds.map_batches(
+        BatchRenderer,
+        fn_constructor_kwargs=kwargs,
+        concurrency=concurrency,
+        num_cpus=num_cpus,
+        batch_size=batch_size,
+        batch_format=batch_format,
+    )
 
 
 class LLMPreprocess:
@@ -47,8 +62,16 @@ class LLMPreprocess:
     Picklable and small like `BatchRenderer`.
     """
 
-    def __init__(self, build: Any, role: str, *, shape: str = "messages", sampling_params: dict | None = None,
-                 keep: tuple[str, ...] = (), **options: Any):
+    def __init__(
+        self,
+        build: Any,
+        role: str,
+        *,
+        shape: str = "messages",
+        sampling_params: dict | None = None,
+        keep: tuple[str, ...] = (),
+        **options: Any,
+    ):
         if shape not in ("messages", "payload"):
             raise ValueError(f"shape is 'messages' or 'payload', not {shape!r}")
         options.setdefault("provider", "openai")

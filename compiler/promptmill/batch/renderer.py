@@ -68,8 +68,15 @@ class RowResult(NamedTuple):
         out: dict[str, Any] = {"id": self.id, "row": self.index}
         if self.where:
             out["where"] = self.where
-        out.update(ok=self.ok, code=self.code, message=self.message, tokens=self.tokens,
-                   budget=self.budget, dropped=list(self.dropped), trimmed=list(self.trimmed))
+        out.update(
+            ok=self.ok,
+            code=self.code,
+            message=self.message,
+            tokens=self.tokens,
+            budget=self.budget,
+            dropped=list(self.dropped),
+            trimmed=list(self.trimmed),
+        )
         return out
 
 
@@ -103,11 +110,17 @@ class BatchRenderer:
         self.provider = provider or (bundle.provider if bundle.provider in formats.PROVIDERS else "openai")
         self.model = model or bundle.model
         if self.provider in ("openai", "anthropic") and not self.model:
-            raise ConfigError(f"role '{role}' names no model, and a {self.provider} batch request needs one", code="PM010",
-                              hint="pass --model (model= in Python)")
+            raise ConfigError(
+                f"role '{role}' names no model, and a {self.provider} batch request needs one",
+                code="PM010",
+                hint="pass --model (model= in Python)",
+            )
         if self.provider == "anthropic" and bundle.budget.reserve <= 0 and not max_tokens:
-            raise ConfigError(f"role '{role}' reserves no tokens for the reply, and Anthropic requires max_tokens", code="PM010",
-                              hint="pass --max-tokens (max_tokens= in Python)")
+            raise ConfigError(
+                f"role '{role}' reserves no tokens for the reply, and Anthropic requires max_tokens",
+                code="PM010",
+                hint="pass --max-tokens (max_tokens= in Python)",
+            )
 
     # -- pickling: options and the build, never the loaded runtime's caches
     def __getstate__(self) -> dict:
@@ -182,15 +195,27 @@ class BatchRenderer:
             payload = req.to_payload()
             line = formats.dumps(formats.line(self.provider, custom_id, payload, self.model, self.max_tokens))
         except PromptmillError as exc:
-            return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None,
-                             time.perf_counter() - start, where)
+            return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)
         except RecursionError:
-            return RowResult(index, custom_id, False, "PM812", "the row is nested too deeply to read", None, None, (), (),
-                             None, time.perf_counter() - start, where)
+            return RowResult(
+                index,
+                custom_id,
+                False,
+                "PM812",
+                "the row is nested too deeply to read",
+                None,
+                None,
+                (),
+                (),
+                None,
+                time.perf_counter() - start,
+                where,
+            )
         dropped = tuple(s.id for s in req.sections if s.status == "dropped")
         trimmed = tuple(s.id for s in req.sections if s.status in ("trimmed", "truncated"))
-        return RowResult(index, custom_id, True, None, None, req.tokens, req.budget, dropped, trimmed, line,
-                         time.perf_counter() - start, where)
+        return RowResult(
+            index, custom_id, True, None, None, req.tokens, req.budget, dropped, trimmed, line, time.perf_counter() - start, where
+        )
 
     def render_chunk(self, chunk: Iterable[tuple[int, Any, str | None]]) -> list[RowResult]:
         return [self.render_row(index, row, where) for index, row, where in chunk]
@@ -199,16 +224,26 @@ class BatchRenderer:
     def records(self, rows: Iterable[Mapping[str, Any]]) -> Iterator[dict]:
         """One output record (`OUTPUT_COLUMNS`) for each row; ids come from `id_column`."""
         if self.id_column is None:
-            raise ConfigError("rendering on Ray or Spark needs id_column: their rows have no stable global position to number",
-                              code="PM010", hint="add an id column to the dataset and pass id_column=")
+            raise ConfigError(
+                "rendering on Ray or Spark needs id_column: their rows have no stable global position to number",
+                code="PM010",
+                hint="add an id column to the dataset and pass id_column=",
+            )
         for row in rows:
             r = self.render_row(-1, row)
             payload = None
             if r.ok:
                 body = json.loads(r.unwrap())
                 payload = json.dumps(formats.payload_of(self.provider, body), ensure_ascii=False, separators=(",", ":"))
-            yield {"custom_id": r.id, "ok": r.ok, "code": r.code, "message": r.message, "tokens": r.tokens,
-                   "payload": payload, "request": None if r.line is None else r.line.decode("utf-8").rstrip("\n")}
+            yield {
+                "custom_id": r.id,
+                "ok": r.ok,
+                "code": r.code,
+                "message": r.message,
+                "tokens": r.tokens,
+                "payload": payload,
+                "request": None if r.line is None else r.line.decode("utf-8").rstrip("\n"),
+            }
 
     def __call__(self, batch: Any) -> Any:
         """Render a batch: a pyarrow Table -> a pyarrow Table, a pandas DataFrame -> a DataFrame."""
@@ -246,8 +281,9 @@ def render_rows(
     return render_items(renderer, items, workers=workers, chunk=chunk)
 
 
-def render_items(renderer: BatchRenderer, items: Iterable[tuple[int, Any, str | None]], *, workers: int = 1,
-                 chunk: int = 64) -> Iterator[RowResult]:
+def render_items(
+    renderer: BatchRenderer, items: Iterable[tuple[int, Any, str | None]], *, workers: int = 1, chunk: int = 64
+) -> Iterator[RowResult]:
     """`(index, row, where)` items -> results in input order, a repeated custom id failed (PM871)."""
     from .pool import ordered_results
 

@@ -28,8 +28,11 @@ def read_rows(path: str | Path, *, batch_rows: int = 64, max_row_bytes: int = MA
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in JSONL + PARQUET:
-        raise ConfigError(f"{path}: cannot tell the input format from '{suffix or path.name}'",
-                          code="PM010", hint="name the input .jsonl (one JSON object a line) or .parquet")
+        raise ConfigError(
+            f"{path}: cannot tell the input format from '{suffix or path.name}'",
+            code="PM010",
+            hint="name the input .jsonl (one JSON object a line) or .parquet",
+        )
     if not path.is_file():
         raise ConfigError(f"input {path} does not exist or is not a file", code="PM011")
     if suffix in PARQUET:
@@ -56,8 +59,7 @@ def _parquet(path: Path, batch_rows: int, cap: int) -> Iterator[tuple[int, Any, 
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise ConfigError("reading Parquet needs pyarrow", code="PM010",
-                          hint="pip install 'promptmill[parquet]'") from None
+        raise ConfigError("reading Parquet needs pyarrow", code="PM010", hint="pip install 'promptmill[parquet]'") from None
     try:
         file = pq.ParquetFile(path, buffer_size=PARQUET_BUFFER, pre_buffer=False)
         groups = file.metadata.num_row_groups
@@ -73,8 +75,11 @@ def _parquet(path: Path, batch_rows: int, cap: int) -> Iterator[tuple[int, Any, 
                     rows = [] if batch is None else _rows(batch, cap)
                 except Exception as exc:  # a corrupt page: OSError, ArrowInvalid...
                     first = sum(file.metadata.row_group(g).num_rows for g in range(group))
-                    raise ConfigError(f"{path}: row group {group} (from row {first}) cannot be read: {_first_line(exc)}", code="PM011",
-                                      hint="the file is damaged; write it again from its source") from None
+                    raise ConfigError(
+                        f"{path}: row group {group} (from row {first}) cannot be read: {_first_line(exc)}",
+                        code="PM011",
+                        hint="the file is damaged; write it again from its source",
+                    ) from None
                 if batch is None:
                     break
                 for row in rows:
@@ -91,14 +96,22 @@ def _rows(batch: Any, cap: int) -> list:
 
     sizes = None
     for column in batch.columns:
-        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) \
-                or pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+        if (
+            pa.types.is_string(column.type)
+            or pa.types.is_large_string(column.type)
+            or pa.types.is_binary(column.type)
+            or pa.types.is_large_binary(column.type)
+        ):
             lengths = pc.fill_null(pc.binary_length(column), 0).cast(pa.int64())
             sizes = lengths if sizes is None else pc.add(sizes, lengths)
     if sizes is None or pc.max(sizes).as_py() <= cap:
         return batch.to_pylist()
-    return [Unreadable("PM812", f"the row holds {size:,} bytes of text, more than the limit of {cap:,} bytes; it was not read")
-            if size > cap else batch.slice(i, 1).to_pylist()[0] for i, size in enumerate(sizes.to_pylist())]
+    return [
+        Unreadable("PM812", f"the row holds {size:,} bytes of text, more than the limit of {cap:,} bytes; it was not read")
+        if size > cap
+        else batch.slice(i, 1).to_pylist()[0]
+        for i, size in enumerate(sizes.to_pylist())
+    ]
 
 
 def _first_line(exc: Exception) -> str:

@@ -76,8 +76,9 @@ def run_batch(
     if workers < 1 or chunk < 1:
         raise ConfigError("workers and chunk must be at least 1", code="PM010")
     start = time.perf_counter()
-    renderer = BatchRenderer(build, role, provider=provider, model=model, budget=budget, id_column=id_column,
-                             state_column=state_column, max_tokens=max_tokens)
+    renderer = BatchRenderer(
+        build, role, provider=provider, model=model, budget=budget, id_column=id_column, state_column=state_column, max_tokens=max_tokens
+    )
     items = read_rows(Path(input))
     folder = Path(out)
     with _sigterm_exits(), OutputFolder(folder) as outdir:

@@ -150,4 +150,3 @@ class ShardWriter:
     def discard(self) -> None:
         for f in self.files:
             f.discard()
-

@@ -19,8 +19,7 @@ from typing import Any
 
 from .renderer import BatchRenderer
 
-OUTPUT_DDL = ("custom_id string, ok boolean, code string, message string, tokens bigint, "
-              "payload string, request string")
+OUTPUT_DDL = "custom_id string, ok boolean, code string, message string, tokens bigint, payload string, request string"
 
 
 def map_in_arrow(renderer: BatchRenderer) -> Callable[[Iterator[Any]], Iterator[Any]]:

@@ -249,7 +249,10 @@ def init(path: str, force: bool) -> None:
             click.echo(f"  {rel}")
     click.echo(f"  {SCHEMA_DIR}/*.schema.json (for editors)")
     steps = ([f"cd {shlex.quote(path)}"] if Path(path).resolve() != Path.cwd().resolve() else []) + [
-        "promptmill lint", "promptmill compile", f"promptmill render {ROLE} --state {STATE}"]
+        "promptmill lint",
+        "promptmill compile",
+        f"promptmill render {ROLE} --state {STATE}",
+    ]
     click.echo("next:\n" + "".join(f"  {step}\n" for step in steps), nl=False)
 
 
@@ -370,12 +373,16 @@ def watch(path: str, role: str, state_file: str | None, budget: int | None, prov
     from .livepreview import LivePreview
 
     if state_file == STDIN:
-        raise ConfigError("watch needs a state file it can watch; '-' (standard input) is read once", code="PM010",
-                          hint="save the state to a .yaml or .json file and pass its path")
+        raise ConfigError(
+            "watch needs a state file it can watch; '-' (standard input) is read once",
+            code="PM010",
+            hint="save the state to a .yaml or .json file and pass its path",
+        )
     tty = sys.stdout.isatty()
     closed = threading.Event()  # the reader of the output went away: stop watching, exit 141
-    preview = LivePreview(Workspace(path), role, state_file, budget=budget, provider=provider,
-                          write=_writer(tty, closed), color=_color(sys.stdout))
+    preview = LivePreview(
+        Workspace(path), role, state_file, budget=budget, provider=provider, write=_writer(tty, closed), color=_color(sys.stdout)
+    )
     preview.refresh(set())
     watcher = Watcher(preview.watch_paths(), preview.refresh, debounce=debounce, stop=closed).start(thread=False)
     click.echo(f"watching {len(watcher.roots)} path(s); Ctrl-C to stop", err=True)
@@ -408,8 +415,11 @@ def preview(role: str | None, state_file: str | None, port: int, open_browser: b
     from ..web import serve
 
     if state_file == STDIN:
-        raise ConfigError("preview needs a state file it can watch; '-' (standard input) is read once", code="PM010",
-                          hint="save the state to a .yaml or .json file and pass its path")
+        raise ConfigError(
+            "preview needs a state file it can watch; '-' (standard input) is read once",
+            code="PM010",
+            hint="save the state to a .yaml or .json file and pass its path",
+        )
     serve(project, role=role, state=state_file, port=port, open_browser=open_browser, write=click.echo)
 
 
@@ -450,9 +460,7 @@ def batch() -> None:
 @click.option("--input", "input_path", required=True, type=click.Path(), help="Rows: .jsonl (one JSON object a line) or .parquet.")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the request files, report.jsonl and summary.json.")
 @click.option("--build", default="build", show_default=True, type=click.Path(), help="Build folder to render from.")
-@click.option(
-    "--provider", type=click.Choice(batch_wires()), help="Batch format (default: the role's provider)."
-)
+@click.option("--provider", type=click.Choice(batch_wires()), help="Batch format (default: the role's provider).")
 @click.option("--model", help="Model named in each request (default: the role's model).")
 @click.option("--budget", type=int, help="Tokens each prompt may use (can only lower the role's budget).")
 @click.option("--max-tokens", type=int, help="Anthropic max_tokens when the role reserves none.")
@@ -475,19 +483,45 @@ def batch() -> None:
 @click.option("--max-requests", type=click.IntRange(1), help="Requests per file (default: the provider's limit).")
 @click.option("--max-bytes", type=click.IntRange(1), help="Bytes per file (default: the provider's limit).")
 @handled
-def batch_render(role: str, input_path: str, out: str, build: str, provider: str | None, model: str | None, budget: int | None,
-                 max_tokens: int | None, id_column: str | None, state_column: str | None, workers: int, max_error_rate: float,
-                 max_requests: int | None, max_bytes: int | None) -> None:
+def batch_render(
+    role: str,
+    input_path: str,
+    out: str,
+    build: str,
+    provider: str | None,
+    model: str | None,
+    budget: int | None,
+    max_tokens: int | None,
+    id_column: str | None,
+    state_column: str | None,
+    workers: int,
+    max_error_rate: float,
+    max_requests: int | None,
+    max_bytes: int | None,
+) -> None:
     """Render every row of --input for ROLE into the provider's batch input files."""
     from ..batch.progress import Progress
     from ..batch.run import BatchFailed, run_batch
 
     bar = Progress(sys.stderr)
     try:
-        summary = run_batch(role, input_path, out, build=build, provider=provider, model=model, budget=budget,
-                            max_tokens=max_tokens, id_column=id_column, state_column=state_column, workers=workers,
-                            max_error_rate=max_error_rate, max_requests=max_requests, max_bytes=max_bytes,
-                            progress=bar.update if bar.enabled else None)
+        summary = run_batch(
+            role,
+            input_path,
+            out,
+            build=build,
+            provider=provider,
+            model=model,
+            budget=budget,
+            max_tokens=max_tokens,
+            id_column=id_column,
+            state_column=state_column,
+            workers=workers,
+            max_error_rate=max_error_rate,
+            max_requests=max_requests,
+            max_bytes=max_bytes,
+            progress=bar.update if bar.enabled else None,
+        )
     except BatchFailed as exc:
         bar.done()
         click.echo(_batch_line(exc.summary, out))
@@ -500,9 +534,12 @@ def batch_render(role: str, input_path: str, out: str, build: str, provider: str
 
 def _batch_line(summary: dict, out: str) -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in summary["codes"].items())
-    return (f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed" + (f" ({codes})" if codes else "")
-            + f"; {summary['tokens']['total']} tokens; {summary['rows_per_second']} rows/s"
-            + f" -> {_shown(Path(out))}/ (report.jsonl, summary.json)")
+    return (
+        f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed"
+        + (f" ({codes})" if codes else "")
+        + f"; {summary['tokens']['total']} tokens; {summary['rows_per_second']} rows/s"
+        + f" -> {_shown(Path(out))}/ (report.jsonl, summary.json)"
+    )
 
 
 @batch.command("collect")
@@ -518,8 +555,10 @@ def batch_collect(results: str, batch_dir: str, out: str | None, build: str | No
     counts = collect(results, batch_dir, out=out, build=build)
     where = _shown(Path(out or batch_dir))
     replies = "1 valid reply" if counts["replies"] == 1 else f"{counts['replies']} valid replies"
-    click.echo(f"{_count(counts['results'], 'result')}: {replies} -> {where}/replies.jsonl, "
-               f"{counts['failures']} failures ({counts['missing']} without a result) -> {where}/failures.jsonl")
+    click.echo(
+        f"{_count(counts['results'], 'result')}: {replies} -> {where}/replies.jsonl, "
+        f"{counts['failures']} failures ({counts['missing']} without a result) -> {where}/failures.jsonl"
+    )
     sys.exit(0 if counts["failures"] == 0 else 1)
 
 
@@ -529,4 +568,3 @@ def run() -> None:  # pragma: no cover - console entry for `python -m promptmill
 
 if __name__ == "__main__":  # pragma: no cover
     main()
-

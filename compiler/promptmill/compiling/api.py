@@ -181,10 +181,7 @@ def load_project(
 
 def _roles(loaded: Loaded) -> list[Role]:
     """Roles of the project's own prompts folder (the ones that get compiled)."""
-    return [
-        t for t in loaded.templates
-        if isinstance(t, Role) and t.layer.name == "project" and loaded.index.get("role", t.id) is t
-    ]
+    return [t for t in loaded.templates if isinstance(t, Role) and t.layer.name == "project" and loaded.index.get("role", t.id) is t]
 
 
 def abstract_roles(loaded: Loaded) -> tuple[str, ...]:
@@ -294,7 +291,11 @@ def _no_project(project: Project) -> Diagnostic:
     if (project.root / "manifest.json").is_file():
         hint = f"{project.root} looks like a build folder: pass it with --build (or load it with promptmill.load)"
     return Diagnostic(
-        "PM011", "error", str(project.root), 0, 0,
+        "PM011",
+        "error",
+        str(project.root),
+        0,
+        0,
         f"no project here: {project.root} has no promptmill.yaml, no prompts/ folder and no template files",
         hint=hint,
     )
@@ -354,7 +355,11 @@ def _compile(
     files, entries, tokenizers = files_of(bundles, old, loaded.project, reused)
     inputs = {**loaded.inputs, **tokenizer_inputs(loaded.project, set(tokenizers.values()))}
     manifest = Manifest(
-        entries, __version__, dict(sorted(inputs.items())), tokenizers, format_version=FORMAT_VERSION,
+        entries,
+        __version__,
+        dict(sorted(inputs.items())),
+        tokenizers,
+        format_version=FORMAT_VERSION,
         abstract=abstract_roles(loaded),
     )
     manifest_bytes = manifest.to_json().encode("utf-8")
@@ -364,8 +369,13 @@ def _compile(
         return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
     removed = install_build(build_dir, files, manifest_bytes, listed)
     return CompileResult(
-        build_dir, tuple(all_diags), compiled=tuple(sorted(bundles)), reused=tuple(sorted(reused)),
-        removed=tuple(removed), files=loaded.files, bundles=bundles,
+        build_dir,
+        tuple(all_diags),
+        compiled=tuple(sorted(bundles)),
+        reused=tuple(sorted(reused)),
+        removed=tuple(removed),
+        files=loaded.files,
+        bundles=bundles,
     )
 
 
@@ -379,5 +389,3 @@ def build_in_memory(path: str | os.PathLike[str] = ".") -> tuple[Runtime, list[D
     if has_errors(all_diags):
         raise CompileError(all_diags)
     return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
-
-

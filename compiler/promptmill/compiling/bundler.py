@@ -112,18 +112,14 @@ def _array_schema(ctx: _Ctx, s: SectionDef, key: str) -> bool:
             return False
         node = props[part]
     if not isinstance(node, dict) or (node.get("type") != "array" and "items" not in node):
-        ctx.diags.append(
-            Diagnostic.at(s.pos(key), "PM407", f"section '{s.id}': '{s.get(key)}' must be declared with type: array")
-        )
+        ctx.diags.append(Diagnostic.at(s.pos(key), "PM407", f"section '{s.id}': '{s.get(key)}' must be declared with type: array"))
         return False
     if isinstance(node.get("items"), dict):
         ctx.lazy_paths.append(path)
     return True
 
 
-def _check(
-    ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = (), item: Binding | None = None
-) -> tuple[bool, bool]:
+def _check(ctx: _Ctx, s: SectionDef, source: str, extra: tuple[str, ...] = (), item: Binding | None = None) -> tuple[bool, bool]:
     """Check a template: (ok, static); `item` describes the item variable `extra[0]`."""
     locate = lambda line, col: s.doc.text_pos(s.path + ("template",), line, col)  # noqa: E731
     info, diags = check_template(source, locate, what=f"section '{s.id}'")
@@ -209,18 +205,21 @@ def _items_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
         order_by = {"key": order_by}
     if order_by and item is not None:
         ctx.diags.extend(order_key_diagnostics(s, item, order_by["key"]))
-    return _Body(source, dict(
-        template=template,
-        plan=build_plan(template),
-        path=tuple(data[source].split(".")) if source in data else (),
-        declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
-        item_name=item_name,
-        item_separator=data.get("item_separator", "\n"),
-        order_by=tuple(order_by["key"].split(".")) if order_by else (),
-        order_desc=(order_by or {}).get("order", "desc") == "desc",
-        keep=data.get("keep", "last" if source == "history" else "first"),
-        step=data.get("step", 1),
-    ))
+    return _Body(
+        source,
+        dict(
+            template=template,
+            plan=build_plan(template),
+            path=tuple(data[source].split(".")) if source in data else (),
+            declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
+            item_name=item_name,
+            item_separator=data.get("item_separator", "\n"),
+            order_by=tuple(order_by["key"].split(".")) if order_by else (),
+            order_desc=(order_by or {}).get("order", "desc") == "desc",
+            keep=data.get("keep", "last" if source == "history" else "first"),
+            step=data.get("step", 1),
+        ),
+    )
 
 
 def _constraints_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
@@ -237,9 +236,7 @@ def _constraints_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
 def _output_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
     if ctx.contract is None:
         ctx.diags.append(
-            Diagnostic.at(
-                s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract"
-            )
+            Diagnostic.at(s.pos("output"), "PM302", f"section '{s.id}' renders output instructions, but the role has no `output` contract")
         )
         return None
     return _Body("static", {"text": ctx.contract.instructions})

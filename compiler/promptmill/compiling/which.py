@@ -103,4 +103,3 @@ def format_which(results: list[Resolution]) -> str:
             shown = parent if parent is not None else "(none)"
             lines.append(f"  parent       {shown:<9} " + (f"when {conditions.describe(when)}" if when is not None else "otherwise"))
     return "\n".join(lines)
-

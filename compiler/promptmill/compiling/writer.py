@@ -211,7 +211,5 @@ def stale_files(build_dir: Path, files: dict[str, bytes], manifest: bytes, owned
         path = build_dir / rel
         if not path.is_file() or path.read_bytes() != data:
             stale.append(rel)
-    stale.extend(
-        rel for rel in _build_files(build_dir) if rel not in files and written_by_promptmill(build_dir, rel, owned)
-    )
+    stale.extend(rel for rel in _build_files(build_dir) if rel not in files and written_by_promptmill(build_dir, rel, owned))
     return stale

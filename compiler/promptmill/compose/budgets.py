@@ -30,9 +30,7 @@ def _over_limit(role: Role, asked: int, limit: str, using: object, hint: str) ->
     )
 
 
-def effective_budget(
-    composed: ComposedRole, project: Project
-) -> tuple[Budget, str, ModelInfo | None, list[Diagnostic]]:
+def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, str, ModelInfo | None, list[Diagnostic]]:
     """(Budget, tokenizer name, model info, diagnostics) for a composed role."""
     diags: list[Diagnostic] = []
     origins: dict[str, str] = {}
@@ -48,6 +46,7 @@ def effective_budget(
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     if cfg:
+
         def where(key: str) -> str:
             if doc is None:
                 return "project"

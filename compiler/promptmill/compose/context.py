@@ -130,8 +130,7 @@ def tag_diagnostic(fragment: Fragment, used_at: Position) -> Diagnostic | None:
     return Diagnostic.at(
         where,
         "PM608",
-        f"fragment '{fragment.id}' cannot form an XML tag (its name gives '{tag}'), but "
-        f"{used_at.file}:{used_at.line} uses it wrapped",
+        f"fragment '{fragment.id}' cannot form an XML tag (its name gives '{tag}'), but {used_at.file}:{used_at.line} uses it wrapped",
         hint="give it a `name:` that starts with a letter (not 'xml'), or use it with wrap: false",
     )
 
@@ -199,9 +198,15 @@ def compose_context(
             continue
         candidates.append(
             ContextEntry(
-                found[0], rule.data.get("position", "before"), found[1], rule.declared_by,
-                layer=rule.layer, when=None if when is True else when,
-                injected=True, owner=rule.owner, where=rule.pos("fragment"),
+                found[0],
+                rule.data.get("position", "before"),
+                found[1],
+                rule.declared_by,
+                layer=rule.layer,
+                when=None if when is True else when,
+                injected=True,
+                owner=rule.owner,
+                where=rule.pos("fragment"),
             )
         )
     # 2. each role's own context, root-first
@@ -213,19 +218,18 @@ def compose_context(
                 where = role.pos("context", position, i)
                 found = fragment_for(fid, where, wrap)
                 if found is not None:
-                    candidates.append(
-                        ContextEntry(found[0], position, found[1], f"role:{role.id}", owner=depth, where=where)
-                    )
+                    candidates.append(ContextEntry(found[0], position, found[1], f"role:{role.id}", owner=depth, where=where))
     # 3. suppressions: exact ids, of what each suppressing role inherits
     suppressors: dict[str, list[tuple[int, Role]]] = {}
     for depth, role in enumerate(chain):
         for i, fid in enumerate((role.get("context") or {}).get("suppress", ())):
             # what could reach it from outside: ancestors' context and injection rules declared
             # outside it, including rules whose compile-time condition rules them out for this role
-            inherited = list(dict.fromkeys(
-                [e.fragment.id for e in candidates if e.owner < depth]
-                + [r.data["fragment"] for r in rules if r.owner < depth]
-            ))
+            inherited = list(
+                dict.fromkeys(
+                    [e.fragment.id for e in candidates if e.owner < depth] + [r.data["fragment"] for r in rules if r.owner < depth]
+                )
+            )
             if fid not in inherited:
                 own = any(e.fragment.id == fid and e.owner == depth for e in candidates)
                 close = nearest_ids(fid, inherited) or nearest_ids(fid, index.ids("fragment"))
@@ -252,8 +256,7 @@ def compose_context(
         by = next((r for d, r in suppressors.get(fid, ()) if entry.owner < d), None)
         if by is not None:
             events.append(
-                {"type": "context_suppressed", "id": fid, "position": entry.position, "from": entry.declared_by,
-                 "by": f"role:{by.id}"}
+                {"type": "context_suppressed", "id": fid, "position": entry.position, "from": entry.declared_by, "by": f"role:{by.id}"}
             )
             continue
         prior = accepted.setdefault(fid, [])

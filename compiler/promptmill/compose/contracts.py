@@ -363,6 +363,14 @@ def native_fallback(
     if when is not None:
         cond = {"all": [when, cond]}
     return Section(
-        id=f"{section_id}.json", kind="static", priority=50, trim="never", message="user", stability="stable",
-        text=text, tokens=counter.count(text), when=cond, origin=origin,
+        id=f"{section_id}.json",
+        kind="static",
+        priority=50,
+        trim="never",
+        message="user",
+        stability="stable",
+        text=text,
+        tokens=counter.count(text),
+        when=cond,
+        origin=origin,
     )

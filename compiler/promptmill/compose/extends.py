@@ -46,9 +46,7 @@ def _link(role: Role) -> str:
 def _links(roles: list[Role]) -> str:
     if len(roles) > 2 * _SHOWN:
         hidden = len(roles) - 2 * _SHOWN
-        return " -> ".join(
-            [_link(r) for r in roles[:_SHOWN]] + [f"... {hidden} more ..."] + [_link(r) for r in roles[-_SHOWN:]]
-        )
+        return " -> ".join([_link(r) for r in roles[:_SHOWN]] + [f"... {hidden} more ..."] + [_link(r) for r in roles[-_SHOWN:]])
     return " -> ".join(_link(r) for r in roles)
 
 
@@ -126,12 +124,14 @@ class Chains:
         chain = f"{_links(path)} -> {parent_id}"
         if other is not None:
             return Diagnostic.at(
-                current.pos("extends"), "PM304",
+                current.pos("extends"),
+                "PM304",
                 f"role '{current.id}' extends '{parent_id}', which is a {other}, not a role (chain: {chain})",
             )
         close = suggest(parent_id, self.index.ids("role"))
         return Diagnostic.at(
-            current.pos("extends"), "PM302",
+            current.pos("extends"),
+            "PM302",
             f"role '{current.id}' extends unknown role '{parent_id}' (chain: {chain} [missing])",
             hint=did_you_mean([close]) if close else "no role of the project, search path or library has this id",
         )
@@ -228,9 +228,10 @@ def compose_sections(chain: tuple[Role, ...] | list[Role]) -> tuple[list[Section
         close = suggest(target, order.ids())
         diags.append(
             Diagnostic.at(
-                s.pos(key), "PM602", what,
-                hint=did_you_mean([close]) if close
-                else ("inherited sections: " + ", ".join(order.ids()[:20])) if order.ids() else None,
+                s.pos(key),
+                "PM602",
+                what,
+                hint=did_you_mean([close]) if close else ("inherited sections: " + ", ".join(order.ids()[:20])) if order.ids() else None,
             )
         )
 
@@ -256,7 +257,9 @@ def compose_sections(chain: tuple[Role, ...] | list[Role]) -> tuple[list[Section
                     continue  # a role that extends nothing: model.py already reports the missing content
                 diags.append(
                     Diagnostic.at(
-                        s.pos(), "PM204", f"section '{s.id}' has no content and no inherited section has this id",
+                        s.pos(),
+                        "PM204",
+                        f"section '{s.id}' has no content and no inherited section has this id",
                         hint="give it text, template, each, constraints, output, fragment, history or tools",
                     )
                 )

@@ -57,8 +57,7 @@ def build_index(templates: list[Template]) -> tuple[Index, list[Diagnostic]]:
                     Diagnostic.at(
                         first.pos("id"),
                         "PM306",
-                        f"{t.kind} '{t.id}' ({first.layer.name}) shadows the one in the {t.layer.name} "
-                        f"layer ({hidden.file}:{hidden.line})",
+                        f"{t.kind} '{t.id}' ({first.layer.name}) shadows the one in the {t.layer.name} layer ({hidden.file}:{hidden.line})",
                         hint=f"`promptmill which {t.id}` shows the whole cascade",
                     )
                 )

@@ -122,13 +122,15 @@ def condition_diagnostics(doc: Document, path: tuple, cond: Any, *, roots: bool 
         pattern = leaf.get("value")
         why = slow_regex(pattern) if leaf["op"] == "regex" and isinstance(pattern, str) else None
         if why:
-            out.append(Diagnostic.at(
-                doc.pos(path + where + ("value",)), "PM613",
-                f"regex '{pattern}' {why}: on a crafted state value it backtracks until the render's regex deadline (PM821)",
-                hint="make the pattern unambiguous or possessive, e.g. (a+)+ -> a+, (a|aa)+ -> a+, \\d*\\d* -> \\d*",
-            ))
+            out.append(
+                Diagnostic.at(
+                    doc.pos(path + where + ("value",)),
+                    "PM613",
+                    f"regex '{pattern}' {why}: on a crafted state value it backtracks until the render's regex deadline (PM821)",
+                    hint="make the pattern unambiguous or possessive, e.g. (a+)+ -> a+, (a|aa)+ -> a+, \\d*\\d* -> \\d*",
+                )
+            )
     return out
-
 
 
 @lru_cache(maxsize=4096)
@@ -201,9 +203,7 @@ def _section(doc: Document, path: tuple, data: dict, in_child: bool) -> tuple[Se
     if "before" in data and "after" in data:
         diags.append(Diagnostic.at(doc.pos(path), "PM201", f"section '{sid}': give 'before' or 'after', not both"))
     if data.get("trim") == "items" and source not in ITEM_SOURCES:
-        diags.append(
-            Diagnostic.at(doc.pos(path + ("trim",)), "PM201", f"section '{sid}': trim 'items' needs each, history or tools")
-        )
+        diags.append(Diagnostic.at(doc.pos(path + ("trim",)), "PM201", f"section '{sid}': trim 'items' needs each, history or tools"))
     if "truncate" in data and data.get("trim") != "truncate":
         diags.append(Diagnostic.at(doc.pos(path + ("truncate",)), "PM201", f"section '{sid}': 'truncate' settings need trim: truncate"))
     for key in ("order_by", "keep", "step", "as", "item_separator"):

@@ -37,5 +37,3 @@ def infer_messages(sections: list[Section], body_start: int, body_end: int) -> l
             msgs[i] = "user" if s.stability != "stable" or left_system else follow
         left_system = left_system or msgs[i] != "system"
     return [replace(s, message=m) for s, m in zip(sections, msgs, strict=True)]
-
-

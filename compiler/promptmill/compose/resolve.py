@@ -47,18 +47,14 @@ def project_rules(config: dict, doc: Document | None) -> list[InjectRule]:
     """The `inject:` rules of promptmill.yaml."""
     if doc is None:
         return []
-    return [
-        InjectRule(r, doc, ("inject", i), -1, "promptmill.yaml", "project") for i, r in enumerate(config.get("inject", ()))
-    ]
+    return [InjectRule(r, doc, ("inject", i), -1, "promptmill.yaml", "project") for i, r in enumerate(config.get("inject", ()))]
 
 
 def user_rules(doc: Document | None) -> list[InjectRule]:
     """The `inject:` rules of the user rules file (`$PROMPTMILL_USER_DIR/promptmill.yaml`)."""
     if doc is None:
         return []
-    return [
-        InjectRule(r, doc, ("inject", i), -1, USER_RULES_SOURCE, "user") for i, r in enumerate(doc.data.get("inject", ()))
-    ]
+    return [InjectRule(r, doc, ("inject", i), -1, USER_RULES_SOURCE, "user") for i, r in enumerate(doc.data.get("inject", ()))]
 
 
 class Composer:

@@ -88,9 +88,7 @@ class StateError(PromptmillError):
         lines = [f"{path}: {msg}" for path, msg in self.errors[:20]]
         if len(self.errors) > 20:
             lines.append(f"... and {len(self.errors) - 20} more")
-        super().__init__(
-            f"render state for role '{role}' is invalid:\n  " + "\n  ".join(lines), code=code
-        )
+        super().__init__(f"render state for role '{role}' is invalid:\n  " + "\n  ".join(lines), code=code)
 
 
 class StateFileError(PromptmillError):

@@ -27,11 +27,21 @@ _SELECTOR = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 _ZWJ = "\u200d"
 _NAMES = {
-    0x00AD: "SOFT HYPHEN", 0x061C: "ARABIC LETTER MARK", 0x200B: "ZERO WIDTH SPACE",
-    0x200E: "LEFT-TO-RIGHT MARK", 0x200F: "RIGHT-TO-LEFT MARK", 0x202A: "LEFT-TO-RIGHT EMBEDDING",
-    0x202B: "RIGHT-TO-LEFT EMBEDDING", 0x202C: "POP DIRECTIONAL FORMATTING", 0x202D: "LEFT-TO-RIGHT OVERRIDE",
-    0x202E: "RIGHT-TO-LEFT OVERRIDE", 0x2060: "WORD JOINER", 0x2066: "LEFT-TO-RIGHT ISOLATE",
-    0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
+    0x00AD: "SOFT HYPHEN",
+    0x061C: "ARABIC LETTER MARK",
+    0x200B: "ZERO WIDTH SPACE",
+    0x200E: "LEFT-TO-RIGHT MARK",
+    0x200F: "RIGHT-TO-LEFT MARK",
+    0x202A: "LEFT-TO-RIGHT EMBEDDING",
+    0x202B: "RIGHT-TO-LEFT EMBEDDING",
+    0x202C: "POP DIRECTIONAL FORMATTING",
+    0x202D: "LEFT-TO-RIGHT OVERRIDE",
+    0x202E: "RIGHT-TO-LEFT OVERRIDE",
+    0x2060: "WORD JOINER",
+    0x2066: "LEFT-TO-RIGHT ISOLATE",
+    0x2067: "RIGHT-TO-LEFT ISOLATE",
+    0x2068: "FIRST STRONG ISOLATE",
+    0x2069: "POP DIRECTIONAL ISOLATE",
     0xFEFF: "BYTE ORDER MARK",
 }
 
@@ -55,8 +65,11 @@ def _keep(text: str, i: int) -> bool:
     if char in "\t\n":
         return True
     if char == _ZWJ:  # part of an emoji sequence (a family, a flag with a sign), not hidden text
-        return 0 < i < len(text) - 1 and ord(text[i - 1]) >= 0x2000 and ord(text[i + 1]) >= 0x2000 and not (
-            INVISIBLE.match(text[i - 1]) or INVISIBLE.match(text[i + 1])
+        return (
+            0 < i < len(text) - 1
+            and ord(text[i - 1]) >= 0x2000
+            and ord(text[i + 1]) >= 0x2000
+            and not (INVISIBLE.match(text[i - 1]) or INVISIBLE.match(text[i + 1]))
         )
     if _SELECTOR.match(char):  # one selector picks how the character before looks; a run carries data
         return i > 0 and text[i - 1].isprintable() and not _SELECTOR.match(text[i - 1])

@@ -123,8 +123,12 @@ def value_problem(op: str, value: Any, node: Mapping[str, Any], path: str) -> st
 
 
 def check_condition(
-    cond: Any, inputs: Mapping[str, Any], facts: Mapping[str, Any], report: Callable[[tuple, str, str, str | None], None],
-    *, shared: bool,
+    cond: Any,
+    inputs: Mapping[str, Any],
+    facts: Mapping[str, Any],
+    report: Callable[[tuple, str, str, str | None], None],
+    *,
+    shared: bool,
 ) -> None:
     """Check one condition; `report(location, code, message, hint)` receives each finding."""
     if not isinstance(cond, Mapping) or conditions.problems(cond):
@@ -158,11 +162,13 @@ def condition_mismatches(composed: ComposedRole, ctx: LintContext) -> list[Diagn
     def owned(pos: Callable[..., Position]) -> Callable[[tuple, str, str, str | None], None]:
         def report(loc: tuple, code: str, message: str, hint: str | None) -> None:
             out.append(Diagnostic.at(pos(*loc), code, message, hint=hint))
+
         return report
 
     def shared(pos: Callable[..., Position], what: str) -> Callable[[tuple, str, str, str | None], None]:
         def report(loc: tuple, code: str, message: str, hint: str | None) -> None:
             out.append(Diagnostic.at(pos(*loc), code, f"{what}, for role '{rid}': {message}", hint=hint, severity="warning"))
+
         return report
 
     for s in composed.sections:

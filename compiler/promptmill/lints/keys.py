@@ -183,9 +183,7 @@ _Missing = tuple[_Key, dict[str, Any], bool]  # the key, the keys declared there
 _Finding = tuple[Binding, list[Any], _Key, dict[str, Any], bool]
 
 
-def _findings(
-    node: nodes.Node, scope: dict[str, Binding], assigned: set[str], in_chain: bool = False
-) -> Iterator[_Finding]:
+def _findings(node: nodes.Node, scope: dict[str, Binding], assigned: set[str], in_chain: bool = False) -> Iterator[_Finding]:
     """Missing keys under `node`; `scope` maps names to what they hold there."""
     if isinstance(node, nodes.For):
         yield from _findings(node.iter, scope, assigned)
@@ -346,9 +344,7 @@ def _diagnostic(
     else:
         where = binding.label + "".join("[]" if isinstance(s, _Index) else f".{s.name}" for s in upto[:-1])
         hint = f"declare '{key.name}' among the properties of '{where}' in the role's inputs"
-    return Diagnostic.at(
-        _position(source, locate, root, upto, key), "PM409", message, hint=hint, severity="error" if closed else None
-    )
+    return Diagnostic.at(_position(source, locate, root, upto, key), "PM409", message, hint=hint, severity="error" if closed else None)
 
 
 def _root_name(node: nodes.Node) -> str:

@@ -49,8 +49,7 @@ def _in_section(s: SectionDef) -> list[Diagnostic]:
             Diagnostic.at(
                 s.doc.text_pos(s.path + (key,), line, col),
                 "PM410",
-                f"section '{s.id}': its `{key}` holds Jinja syntax '{shown}', but `{key}:` is sent as written, "
-                "never filled from the state",
+                f"section '{s.id}': its `{key}` holds Jinja syntax '{shown}', but `{key}:` is sent as written, never filled from the state",
                 hint=_HINTS[key],
             )
         )

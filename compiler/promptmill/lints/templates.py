@@ -47,12 +47,30 @@ _BLOCK_TAGS = frozenset({"for", "if", "macro", "call", "filter", "block", "with"
 _ATTRIBUTE_ARG0 = frozenset({"attr", "selectattr", "rejectattr", "groupby"})
 # Methods the immutable sandbox refuses on lists, dicts, sets and deques (jinja2.sandbox's
 # mutable spec); no string, number or other state value has a method of these names.
-MUTATING_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear",  # list
-    "popitem", "setdefault", "update",  # dict
-    "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update",  # set
-    "appendleft", "extendleft", "popleft", "rotate",  # deque
-})
+MUTATING_METHODS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "reverse",
+        "sort",
+        "clear",  # list
+        "popitem",
+        "setdefault",
+        "update",  # dict
+        "add",
+        "discard",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",  # set
+        "appendleft",
+        "extendleft",
+        "popleft",
+        "rotate",  # deque
+    }
+)
 _INCLUDES: dict[type[nodes.Node], str] = {
     nodes.Include: "include",
     nodes.Import: "import",
@@ -75,9 +93,7 @@ class TemplateInfo:
     tree: nodes.Template | None = field(default=None, compare=False, repr=False)  # for later checks
 
 
-def check_template(
-    source: str, locate: Locate, *, what: str = "template"
-) -> tuple[TemplateInfo | None, list[Diagnostic]]:
+def check_template(source: str, locate: Locate, *, what: str = "template") -> tuple[TemplateInfo | None, list[Diagnostic]]:
     """Check one template; the info is None when it does not parse."""
     env = _analysis_environment()
     lines = re.split(r"\r\n|\r|\n", source)
@@ -99,9 +115,7 @@ def check_template(
             sandbox.environment().compile(source)
         except TemplateSyntaxError as exc:
             return None, [_syntax_diagnostic(exc, source, lines, locate, what)]
-    variables = frozenset(
-        undeclared - set(sandbox.environment().globals) - FORBIDDEN_NAMES - {"loop"} - _block_locals(tree)
-    )
+    variables = frozenset(undeclared - set(sandbox.environment().globals) - FORBIDDEN_NAMES - {"loop"} - _block_locals(tree))
     info = TemplateInfo(
         variables=variables,
         paths=frozenset(_paths(tree, variables)),
@@ -157,9 +171,7 @@ def _at(locate: Locate, lines: list[str], line: int, pattern: str | None) -> Pos
 # -- syntax ---------------------------------------------------------------
 
 
-def _syntax_diagnostic(
-    exc: TemplateSyntaxError, source: str, lines: list[str], locate: Locate, what: str
-) -> Diagnostic:
+def _syntax_diagnostic(exc: TemplateSyntaxError, source: str, lines: list[str], locate: Locate, what: str) -> Diagnostic:
     message = exc.message or "invalid syntax"
     line = exc.lineno or 1
     pattern = None
@@ -173,10 +185,7 @@ def _syntax_diagnostic(
         pattern = rf"\{{%[-+]?\s*{name}\b"
         if stack:
             tag, opened = stack[-1]
-            message = (
-                f"unexpected {{% {name} %}}: the {{% {tag} %}} block opened on line {opened}"
-                f" is still open; expected {{% end{tag} %}}"
-            )
+            message = f"unexpected {{% {name} %}}: the {{% {tag} %}} block opened on line {opened} is still open; expected {{% end{tag} %}}"
         else:
             message = f"unexpected {{% {name} %}}: no open block to close"
     elif unknown:

@@ -29,8 +29,15 @@ def _section(p: Placed, counter: Counter, wire: Wire, native: bool = False, text
             dropped = tuple(i for i in range(items_total) if i not in kept_set)
     count = (lambda _text: _native_tokens(p, counter, wire)) if native else (lambda _text: counter.count_parts(p.pieces()))
     return RenderedSection.create(
-        p.spec.report_fields, status=p.status, reason=p.reason, text=text, items_total=items_total,
-        items_kept=kept, items_dropped=dropped, items_counted=p.offered, _count=count,
+        p.spec.report_fields,
+        status=p.status,
+        reason=p.reason,
+        text=text,
+        items_total=items_total,
+        items_kept=kept,
+        items_dropped=dropped,
+        items_counted=p.offered,
+        _count=count,
     )
 
 
@@ -118,8 +125,14 @@ def _events(bundle: RoleBundle, sections: list[RenderedSection], messages: list[
         if not spec.fragment or not (s.present or s.status == "skipped"):
             continue
         ctx = spec.context or {}
-        event = {"type": "context_injected" if s.present else "context_skipped", "id": spec.fragment,
-                 "section": spec.id, "position": ctx.get("position"), "layer": ctx.get("layer"), "by": ctx.get("by")}
+        event = {
+            "type": "context_injected" if s.present else "context_skipped",
+            "id": spec.fragment,
+            "section": spec.id,
+            "position": ctx.get("position"),
+            "layer": ctx.get("layer"),
+            "by": ctx.get("by"),
+        }
         if s.present:
             event["tokens"] = s.tokens
         else:

@@ -115,9 +115,16 @@ class Section:
     @cached_property
     def report_fields(self) -> dict[str, Any]:
         """The fields every render's report of this section copies (`RenderedSection.made`)."""
-        return {"id": self.id, "kind": self.kind, "message": self.message, "stability": self.stability,
-                "priority": self.priority, "trim": self.trim, "fragment": self.fragment,
-                "origin": str(self.origin) if self.origin is not None else None}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "message": self.message,
+            "stability": self.stability,
+            "priority": self.priority,
+            "trim": self.trim,
+            "fragment": self.fragment,
+            "origin": str(self.origin) if self.origin is not None else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -190,9 +197,7 @@ def _plain_bundle(bundle: RoleBundle) -> dict:
         del data["parents"], data["default_parent"]
     else:
         data["format_version"] = PARENTS_FORMAT_VERSION
-        data["parents"] = [
-            {"parent": c.parent, "when": c.when, "bundle": _plain_bundle(c.bundle)} for c in bundle.parents
-        ]
+        data["parents"] = [{"parent": c.parent, "when": c.when, "bundle": _plain_bundle(c.bundle)} for c in bundle.parents]
     return data
 
 
@@ -236,9 +241,7 @@ def dumps(data: Any) -> str:
         elif isinstance(value, dict) and value and key in ("roles", "inputs"):
             lines.append(f"  {json.dumps(key)}: {{")
             entries = list(value.items())
-            lines.extend(
-                f"    {json.dumps(k)}: {_compact(v)}{',' if i < len(entries) - 1 else ''}" for i, (k, v) in enumerate(entries)
-            )
+            lines.extend(f"    {json.dumps(k)}: {_compact(v)}{',' if i < len(entries) - 1 else ''}" for i, (k, v) in enumerate(entries))
             lines.append(f"  }}{comma}")
         else:
             lines.append(f"  {json.dumps(key)}: {_compact(value)}{comma}")
@@ -425,8 +428,7 @@ def manifest_from_dict(data: Any, where: str = "manifest.json") -> Manifest:
     d = dict(data)
     try:
         d["roles"] = {
-            k: _build(ManifestEntry, {**v, "sources": tuple(v.get("sources", ()))}, f"{where}.roles.{k}")
-            for k, v in d["roles"].items()
+            k: _build(ManifestEntry, {**v, "sources": tuple(v.get("sources", ()))}, f"{where}.roles.{k}") for k, v in d["roles"].items()
         }
     except (KeyError, TypeError, AttributeError) as exc:
         raise BuildError(f"{where}: malformed manifest ({exc!r})") from exc

@@ -238,9 +238,7 @@ def _path_problem(path: str) -> str | None:
     return None
 
 
-def problems(
-    condition: Any, where: tuple[str, ...] = (), *, roots: bool = True
-) -> list[tuple[tuple[str, ...], str, str]]:
+def problems(condition: Any, where: tuple[str, ...] = (), *, roots: bool = True) -> list[tuple[tuple[str, ...], str, str]]:
     """Shape problems as `(location, code, message)`; [] when the condition is well formed.
 
     With `roots=False` paths are not checked against the render context (for

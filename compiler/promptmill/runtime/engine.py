@@ -340,8 +340,13 @@ class Runtime:
 
 def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], wire: str, event: str) -> dict[str, Any]:
     """What a `when` condition (a section's, a rule line's, a parent choice's) can read."""
-    return {"state": state, "role": {"id": bundle.id, "category": bundle.category}, "model": bundle.model,
-            "provider": wire, "event": event}  # conditions read the wire name as `provider`
+    return {
+        "state": state,
+        "role": {"id": bundle.id, "category": bundle.category},
+        "model": bundle.model,
+        "provider": wire,
+        "event": event,
+    }  # conditions read the wire name as `provider`
 
 
 def _reload(build_dir: str, cache_chars: int) -> Runtime:

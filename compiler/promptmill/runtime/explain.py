@@ -8,7 +8,6 @@ if TYPE_CHECKING:
     from .request import PromptRequest, RenderedSection
 
 
-
 def _items(s: RenderedSection) -> str:
     if s.items_total is None:
         return ""
@@ -53,8 +52,7 @@ def explain(req: PromptRequest) -> str:
     share = 100.0 * req.tokens / req.budget if req.budget else 0.0
     exact = "exact" if req.exact else "estimate"
     lines = [
-        f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), "
-        f"{req.tokenizer}, {exact}",
+        f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), {req.tokenizer}, {exact}",
         f"budget: {budget_sum(req)}",
     ]
     for key, where in req.budget_origins.items():

@@ -106,7 +106,8 @@ class PreparedRole:
         props = bundle.inputs.get("properties", {}) if bundle.inputs else {}
         defaults = {k: (v.get("default") if isinstance(v, dict) else None) for k, v in props.items()}
         memo_sections = frozenset(
-            s.id for s in bundle.sections
+            s.id
+            for s in bundle.sections
             if s.kind in ("each", "tools", "history") and (s.template is None or item_only(s.template, s.item_name))
         )
         unscored = {s.id: s.order_by[0] for s in bundle.sections if s.id in memo_sections and _score_only_orders(s, bundle, validator)}

@@ -94,8 +94,12 @@ def plan_ok(plan: Any) -> bool:
             ok = len(step) == 2 and type(step[1]) is str
         elif step[0] in ("v", "f"):
             path = step[1] if len(step) > 1 else None
-            ok = (type(path) is tuple and bool(path) and all(type(p) is str for p in path)
-                  and (len(step) == 2 if step[0] == "v" else len(step) == 3 and step[2] in PURE_FILTERS))
+            ok = (
+                type(path) is tuple
+                and bool(path)
+                and all(type(p) is str for p in path)
+                and (len(step) == 2 if step[0] == "v" else len(step) == 3 and step[2] in PURE_FILTERS)
+            )
         else:
             ok = False
         if not ok:

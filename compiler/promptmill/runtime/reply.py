@@ -82,7 +82,9 @@ def _loads(text: str, offset: int) -> Any:
         return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_pairs)
     except RecursionError:
         raise ReplyError(
-            "the reply's JSON is nested too deeply", [("reply", f"is nested more than {MAX_REPLY_DEPTH} levels deep")], code="PM862",
+            "the reply's JSON is nested too deeply",
+            [("reply", f"is nested more than {MAX_REPLY_DEPTH} levels deep")],
+            code="PM862",
         ) from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):

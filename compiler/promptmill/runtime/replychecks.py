@@ -110,7 +110,7 @@ def _acyclic(check: Mapping[str, Any], data: Any) -> Errors:
             if dep not in graph:
                 continue
             if state.get(dep) == 1:
-                cycle = trail[trail.index(dep):] + [dep]
+                cycle = trail[trail.index(dep) :] + [dep]
                 text = " -> ".join(str(label[c]) for c in cycle)
                 out.append((where_of[dep], check.get("message") or f"dependency cycle: {text}"))
                 continue

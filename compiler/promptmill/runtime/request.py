@@ -153,8 +153,7 @@ class PromptRequest:
     def _check_provider(self, name: str) -> None:
         if name != self.provider and not (name in ("text", "live") and self.provider in ("text", "live")):
             raise ProviderError(
-                f"this request was fitted for provider '{self.provider}', not '{name}': "
-                "its token count would not hold",
+                f"this request was fitted for provider '{self.provider}', not '{name}': its token count would not hold",
                 code="PM841",
                 hint=f"render again with provider='{name}'",
             )

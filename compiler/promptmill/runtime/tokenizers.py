@@ -61,6 +61,7 @@ class Tokenizer(Protocol):
         (`keep="head"`) or the end (`keep="tail"`); never a split character or
         character cluster (see `whole_clusters`)."""
         ...
+
     def hard_join(self, left: str, right: str) -> bool:
         """True when no token can span the join of char `left` and char `right`."""
         ...

@@ -22,20 +22,14 @@ from ..core.diagnostics import Diagnostic, Position
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
-def discover(
-    root: os.PathLike[str] | str, *, exclude: Sequence[str] = ()
-) -> tuple[list[pathlib.Path], list[Diagnostic]]:
+def discover(root: os.PathLike[str] | str, *, exclude: Sequence[str] = ()) -> tuple[list[pathlib.Path], list[Diagnostic]]:
     """List the YAML files under `root`, sorted by relative posix path, with diagnostics."""
     root_path = pathlib.Path(root)
     shown = root_path.as_posix()
     try:
         real_root = pathlib.Path(os.path.realpath(root_path, strict=True))
     except OSError:
-        return [], [
-            Diagnostic.at(
-                Position(shown, 0, 0), "PM011", f"the prompts folder '{shown}' does not exist"
-            )
-        ]
+        return [], [Diagnostic.at(Position(shown, 0, 0), "PM011", f"the prompts folder '{shown}' does not exist")]
     if real_root.is_file():
         return [root_path], []
     if not real_root.is_dir():
@@ -90,11 +84,7 @@ def discover(
                 elif is_yaml and entry.is_file(follow_symlinks=False):
                     found.append((child_rel, child))
             except OSError as err:
-                diags.append(
-                    Diagnostic.at(
-                        Position(child.as_posix(), 0, 0), "PM100", f"cannot read: {err.strerror}"
-                    )
-                )
+                diags.append(Diagnostic.at(Position(child.as_posix(), 0, 0), "PM100", f"cannot read: {err.strerror}"))
     found.sort(key=lambda item: item[0])
     return [path for _, path in found], diags
 
@@ -106,9 +96,7 @@ def _is_dir(path: pathlib.Path) -> bool:
         return False
 
 
-def _link_ok(
-    link: pathlib.Path, real_root: pathlib.Path, warn: Callable[[pathlib.Path, str], None]
-) -> bool:
+def _link_ok(link: pathlib.Path, real_root: pathlib.Path, warn: Callable[[pathlib.Path, str], None]) -> bool:
     """A file link is kept when it resolves to a file inside the root (load_file reports the rest)."""
     try:
         target = pathlib.Path(os.path.realpath(link, strict=True))

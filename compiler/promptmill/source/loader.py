@@ -153,9 +153,7 @@ def _value_at(data: Any, path: DocPath) -> Any:
     return data
 
 
-def load_text(
-    source: str | bytes, file: str, limits: LoadLimits = DEFAULT_LIMITS
-) -> tuple[Document | None, list[Diagnostic]]:
+def load_text(source: str | bytes, file: str, limits: LoadLimits = DEFAULT_LIMITS) -> tuple[Document | None, list[Diagnostic]]:
     """Load one YAML document from text or raw bytes; never raises for bad input."""
     return _load(source, file, limits, "auto")
 
@@ -172,14 +170,10 @@ def load_file(
     return _load(raw, display, limits, "auto")
 
 
-def _load(
-    source: str | bytes, file: str, limits: LoadLimits, backend: str
-) -> tuple[Document | None, list[Diagnostic]]:
+def _load(source: str | bytes, file: str, limits: LoadLimits, backend: str) -> tuple[Document | None, list[Diagnostic]]:
     """`load_text` with a choice of parser ("auto", "c" or "python"; tests use both)."""
 
-    def fail(
-        code: str, pos: _Pos, message: str, hint: str | None = None
-    ) -> tuple[None, list[Diagnostic]]:
+    def fail(code: str, pos: _Pos, message: str, hint: str | None = None) -> tuple[None, list[Diagnostic]]:
         return None, [Diagnostic.at(Position(file, *pos), code, message, hint=hint)]
 
     if isinstance(source, str):
@@ -225,10 +219,7 @@ def _load(
     if fatal is not None:
         problems.append(fatal)
     if problems:
-        return None, [
-            Diagnostic.at(Position(file, *pos), code, msg, hint=hint)
-            for code, pos, msg, hint in problems
-        ]
+        return None, [Diagnostic.at(Position(file, *pos), code, msg, hint=hint) for code, pos, msg, hint in problems]
     return Document(
         file,
         builder.out.data,
@@ -252,18 +243,19 @@ def invisible_characters(doc: Document) -> list[Diagnostic]:
         if len(out) == MAX_INVISIBLE_REPORTED:
             break
         line, col = line_col(doc.text, match.start())
-        out.append(Diagnostic.at(
-            Position(doc.file, line, col), "PM113",
-            f"the file holds {describe(match.group())}, which is invisible or reorders the text around it: "
-            "a reviewer does not see what the model reads",
-            hint="delete it, or write it as an escape in a double-quoted string (\\u202E) if it is meant",
-        ))
+        out.append(
+            Diagnostic.at(
+                Position(doc.file, line, col),
+                "PM113",
+                f"the file holds {describe(match.group())}, which is invisible or reorders the text around it: "
+                "a reviewer does not see what the model reads",
+                hint="delete it, or write it as an escape in a double-quoted string (\\u202E) if it is meant",
+            )
+        )
     return out
 
 
-def _build(
-    text: str, backend: str, limits: LoadLimits
-) -> tuple[Builder, tuple[str, _Pos, str, str | None] | None]:
+def _build(text: str, backend: str, limits: LoadLimits) -> tuple[Builder, tuple[str, _Pos, str, str | None] | None]:
     """Run the builder over `text`; the first fatal problem, if any, beside it."""
     builder = Builder(
         make_parser(text, backend),
@@ -295,9 +287,7 @@ def load_data_file(path: os.PathLike[str] | str, *, max_bytes: int = 8_388_608) 
     display = pathlib.PurePath(path).as_posix()
     suffix = pathlib.PurePath(path).suffix.lower()
     if suffix not in (".json", ".yaml", ".yml"):
-        raise StateFileError(
-            f"{display}: a state file must end in .json, .yaml or .yml", code="PM813"
-        )
+        raise StateFileError(f"{display}: a state file must end in .json, .yaml or .yml", code="PM813")
     raw = read_bytes(path, max_bytes)
     if isinstance(raw, tuple):
         code, message = raw
@@ -314,9 +304,7 @@ def load_data_bytes(raw: bytes, display: str, *, json_text: bool, max_bytes: int
     if doc is None:
         first = diags[0]
         more = f" (and {len(diags) - 1} more problems)" if len(diags) > 1 else ""
-        raise StateFileError(
-            f"{first.position}: {first.message}{more}", code="PM813", hint=first.hint
-        )
+        raise StateFileError(f"{first.position}: {first.message}{more}", code="PM813", hint=first.hint)
     return doc.data
 
 
@@ -340,16 +328,12 @@ def _load_json(raw: bytes, display: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except json.JSONDecodeError as err:
-        raise StateFileError(
-            f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813"
-        ) from None
+        raise StateFileError(f"{display}:{err.lineno}:{err.colno}: {err.msg}", code="PM813") from None
     except ValueError as err:
         line, col = _json_problem_at(text)
         raise StateFileError(f"{display}:{line}:{col}: {err}", code="PM813") from None
     except RecursionError:
-        raise StateFileError(
-            f"{display}:1:1: the JSON is nested too deeply", code="PM813"
-        ) from None
+        raise StateFileError(f"{display}:1:1: the JSON is nested too deeply", code="PM813") from None
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|NaN|-?Infinity|[{}:,\[\]]')

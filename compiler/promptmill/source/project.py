@@ -166,9 +166,7 @@ def find_project(
         prompts = root / "prompts" if (root / "prompts").is_dir() else root
     build = Path(build_dir) if build_dir is not None else root / config.get("build", "build")
     if not prompts.is_dir():
-        diags.append(
-            Diagnostic("PM011", "error", str(prompts), 0, 0, f"prompts folder not found: {prompts}")
-        )
+        diags.append(Diagnostic("PM011", "error", str(prompts), 0, 0, f"prompts folder not found: {prompts}"))
     layers = [Layer("project", prompts, "")]
     for i, extra in enumerate(config.get("search_path", ()), start=1):
         folder = (root / extra).resolve()
@@ -231,9 +229,7 @@ def load_user_rules(path: Path, display: str) -> tuple[Document | None, list[Dia
     data = doc.data
     if not isinstance(data, dict):
         got = "a list" if isinstance(data, list) else "a scalar"
-        return None, diags + [
-            Diagnostic.at(doc.pos(()), "PM200", f"the user rules file must be a mapping with `inject:` rules, got {got}")
-        ]
+        return None, diags + [Diagnostic.at(doc.pos(()), "PM200", f"the user rules file must be a mapping with `inject:` rules, got {got}")]
     for key in data:
         if key in USER_RULES_KEYS:
             continue

@@ -52,9 +52,7 @@ def header_line(lines: list[str], start: Pos) -> int:
     return start[0] - 1
 
 
-def block_scalar_pos(
-    lines: list[str], start: Pos, value: str, folded: bool, line: int, col: int
-) -> Pos:
+def block_scalar_pos(lines: list[str], start: Pos, value: str, folded: bool, line: int, col: int) -> Pos:
     """File position of (line, col) in the value of a block scalar starting at `start`."""
     first = header_line(lines, start) + 1  # 0-based index of the value's first line
     value_lines = value.split("\n")
@@ -75,9 +73,7 @@ def _indent(lines: list[str], first: int, value_lines: list[str]) -> int:
     return max(_leading_spaces(source_first) - _leading_spaces(value_first), 0)
 
 
-def _folded_pos(
-    lines: list[str], first: int, indent: int, value_lines: list[str], line: int, col: int
-) -> Pos | None:
+def _folded_pos(lines: list[str], first: int, indent: int, value_lines: list[str], line: int, col: int) -> Pos | None:
     """Align value lines of a folded scalar with source lines; None if they do not align."""
     row = first  # next unconsumed source line
     for number, value_line in enumerate(value_lines, 1):

@@ -127,9 +127,7 @@ def _invalid_id(doc: Document, path: tuple, where: str, err: Any) -> Diagnostic:
     """PM206 for an id that does not match its pattern, naming the first character at fault."""
     value = err.instance
     nested = "/" in str(err.validator_value)  # template ids; section and rule ids have one segment
-    rule = "ASCII letters, digits, '_', '.' and '-', starting with a letter or digit" + (
-        "; segments separated by '/'" if nested else ""
-    )
+    rule = "ASCII letters, digits, '_', '.' and '-', starting with a letter or digit" + ("; segments separated by '/'" if nested else "")
     bad = next((ch for ch in value if not (ch.isascii() and (ch.isalnum() or ch in "_.-/" and (nested or ch != "/")))), None)
     if bad is not None and not bad.isprintable():
         hint = f"remove the character {bad!r}"
@@ -137,9 +135,7 @@ def _invalid_id(doc: Document, path: tuple, where: str, err: Any) -> Diagnostic:
         hint = f"'{bad}' is not allowed" + (" (only ASCII letters are)" if bad.isalpha() else "")
     else:
         hint = None
-    return Diagnostic.at(
-        doc.pos(path), "PM206", f"{where}: {_shown(value)} is not a valid id ({rule})", hint=hint
-    )
+    return Diagnostic.at(doc.pos(path), "PM206", f"{where}: {_shown(value)} is not a valid id ({rule})", hint=hint)
 
 
 def _shown(value: Any) -> str:

@@ -14,9 +14,7 @@ import stat
 Pos = tuple[int, int]
 
 # Characters YAML does not allow in a stream (PyYAML's Reader uses the same set).
-NON_PRINTABLE = re.compile(
-    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -39,8 +37,13 @@ def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes | tuple[str, s
         if not stat.S_ISREG(info.st_mode):
             mode = info.st_mode
             kind = (
-                "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+                "a folder"
+                if stat.S_ISDIR(mode)
+                else "a FIFO (named pipe)"
+                if stat.S_ISFIFO(mode)
+                else "a device"
+                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file"
             )
             return "PM100", f"expected a YAML file, but this is {kind}"
         if info.st_size > limit:

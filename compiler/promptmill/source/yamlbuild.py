@@ -233,8 +233,7 @@ class Builder:
             raise Refusal(
                 "PM107",
                 pos,
-                f"the file uses more than {self.max_aliases} YAML aliases (*name); "
-                "so many suggest an alias-expansion bomb",
+                f"the file uses more than {self.max_aliases} YAML aliases (*name); so many suggest an alias-expansion bomb",
                 "write the values out, or share text with fragments",
             )
         entry = self.anchors.get(name)
@@ -311,9 +310,7 @@ class Builder:
                 hint = f'quote the key to make it a string: "{event.value}":'
             else:
                 shown = "empty (null)"
-            problems.append(
-                ("PM205", pos, f"mapping keys must be strings; this key is {shown}", hint)
-            )
+            problems.append(("PM205", pos, f"mapping keys must be strings; this key is {shown}", hint))
             return _BadKey()
         if key == "<<" and event is not None and not event.style and event.tag is None:
             problems.append(("PM109", pos, *tag_problem(STD + "merge")))
@@ -380,11 +377,7 @@ def syntax_problem(err: MarkedYAMLError, text: str) -> tuple[Pos, str, str | Non
         kind = "double" if quote == '"' else "single"
         opened = f"line {err.context_mark.line + 1}, column {err.context_mark.column + 1}"
         ending = "" if "end of stream" in problem else f" ({problem})"
-        hint = (
-            'write a " inside the string as \\"'
-            if quote == '"'
-            else "write a ' inside the string as ''"
-        )
+        hint = 'write a " inside the string as \\"' if quote == '"' else "write a ' inside the string as ''"
         # point at the opening quote: that is where the fix goes
         return (
             (err.context_mark.line + 1, err.context_mark.column + 1),

@@ -50,8 +50,10 @@ STATIC = {  # the only files served: name -> content type
 MAX_BODY = 2 * MAX_STATE_FILE_BYTES + 65536  # a state and another state to compare with
 PING_SECONDS = 15.0
 CLIENT_TIMEOUT = 60.0  # seconds a socket read or write may wait for the client
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 def _static(name: str) -> bytes:
@@ -72,8 +74,16 @@ class PreviewServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, session: Session, port: int = 0, *, role: str | None = None, watch: bool = True,
-                 debounce: float = 0.05, log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        port: int = 0,
+        *,
+        role: str | None = None,
+        watch: bool = True,
+        debounce: float = 0.05,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
         super().__init__((HOST, port), _Handler)
         self.session = session
         self.role = role
@@ -209,8 +219,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if path in ("/", "/index.html"):
                 self._send(200, _static("index.html"), STATIC["index.html"])
-            elif path.startswith("/static/") and path[len("/static/"):] in STATIC:
-                name = path[len("/static/"):]
+            elif path.startswith("/static/") and path[len("/static/") :] in STATIC:
+                name = path[len("/static/") :]
                 self._send(200, _static(name), STATIC[name])
             elif path == "/api/project":
                 self._json(self.server.project_data())
@@ -271,8 +281,11 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 against = "state" if body.get("against") == "state" else "build"
                 other = body.get("other")
-                self._json(s.compare(role, state, budget=budget, provider=provider, against=against,
-                                     other_state=other if isinstance(other, str) else ""))
+                self._json(
+                    s.compare(
+                        role, state, budget=budget, provider=provider, against=against, other_state=other if isinstance(other, str) else ""
+                    )
+                )
         except (BrokenPipeError, ConnectionResetError):
             pass
         except Exception as exc:
@@ -282,8 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
         if os.environ.get("PROMPTMILL_DEBUG"):
             raise exc
         try:
-            self._json({"error": {"code": "PM000", "message": f"internal error: {exc!r} (a bug; please report it)",
-                                  "hint": None}}, 500)
+            self._json({"error": {"code": "PM000", "message": f"internal error: {exc!r} (a bug; please report it)", "hint": None}}, 500)
         except OSError:
             pass
 
@@ -319,9 +331,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def make_server(project: str | os.PathLike[str] = ".", *, role: str | None = None,
-                state: str | os.PathLike[str] | None = None, port: int = 0, watch: bool = True,
-                debounce: float = 0.05, log: Callable[[str], None] | None = None) -> PreviewServer:
+def make_server(
+    project: str | os.PathLike[str] = ".",
+    *,
+    role: str | None = None,
+    state: str | os.PathLike[str] | None = None,
+    port: int = 0,
+    watch: bool = True,
+    debounce: float = 0.05,
+    log: Callable[[str], None] | None = None,
+) -> PreviewServer:
     """A preview server for `project` on 127.0.0.1 (not started: `.start()` or `with`).
 
     Fails with a PromptmillError for an unknown role (when the project
@@ -336,14 +355,22 @@ def make_server(project: str | os.PathLike[str] = ".", *, role: str | None = Non
         return PreviewServer(session, port, role=role, watch=watch, debounce=debounce, log=log)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise ConfigError(f"port {port} on {HOST} is already in use", code="PM010",
-                              hint="pass another --port, or --port 0 for any free port") from None
+            raise ConfigError(
+                f"port {port} on {HOST} is already in use", code="PM010", hint="pass another --port, or --port 0 for any free port"
+            ) from None
         raise
 
 
-def serve(project: str | os.PathLike[str] = ".", *, role: str | None = None,
-          state: str | os.PathLike[str] | None = None, port: int = DEFAULT_PORT, open_browser: bool = False,
-          debounce: float = 0.05, write: Callable[[str], None] = print) -> None:
+def serve(
+    project: str | os.PathLike[str] = ".",
+    *,
+    role: str | None = None,
+    state: str | os.PathLike[str] | None = None,
+    port: int = DEFAULT_PORT,
+    open_browser: bool = False,
+    debounce: float = 0.05,
+    write: Callable[[str], None] = print,
+) -> None:
     """Serve the preview until Ctrl-C: print the URL, optionally open a browser.
 
     When the reader of `write`'s output goes away (`promptmill preview | head -1`)

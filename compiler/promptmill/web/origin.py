@@ -23,7 +23,7 @@ def _split_host(host: str) -> tuple[str, int | None] | None:
         end = host.find("]")
         if end < 0:
             return None
-        name, rest = host[1:end], host[end + 1:]
+        name, rest = host[1:end], host[end + 1 :]
         if rest and not rest.startswith(":"):
             return None
         port = rest[1:] if rest else None

@@ -90,21 +90,23 @@ def view(req: PromptRequest) -> dict[str, Any]:
     for s in req.sections:
         note = items_note(s)
         reason = shown_reason(s)
-        sections.append({
-            "id": s.id,
-            "status": s.status,
-            "present": s.present,
-            "tokens": s.tokens if s.present else None,
-            "share": _share(s.tokens, req.budget) if s.present else None,
-            "message": s.message,
-            "stability": s.stability,
-            "priority": s.priority,
-            "reason": reason,
-            "items": note,
-            "text": s.text,
-            "cached": s.id in cached,
-            "breakpoint": s.id == breakpoint_after,
-        })
+        sections.append(
+            {
+                "id": s.id,
+                "status": s.status,
+                "present": s.present,
+                "tokens": s.tokens if s.present else None,
+                "share": _share(s.tokens, req.budget) if s.present else None,
+                "message": s.message,
+                "stability": s.stability,
+                "priority": s.priority,
+                "reason": reason,
+                "items": note,
+                "text": s.text,
+                "cached": s.id in cached,
+                "breakpoint": s.id == breakpoint_after,
+            }
+        )
         entry = dropped_entry(s)
         if entry:
             dropped.append(entry)
@@ -129,8 +131,6 @@ def view(req: PromptRequest) -> dict[str, Any]:
         "payload": payload_text(req),
         "total": f"total: {req.tokens} of {req.budget} tokens ({share:.1f}%), {req.budget - req.tokens} left",
     }
-
-
 
 
 class Session:
@@ -169,8 +169,7 @@ class Session:
     def _diag_data(self, d: Diagnostic) -> dict[str, Any]:
         """A diagnostic as data, its file named relative to the project root."""
         file = self.shown(Path(d.file)) if d.file and not d.file.startswith("<") else d.file
-        return {"code": d.code, "severity": d.severity, "file": file, "line": d.line, "col": d.col,
-                "message": d.message, "hint": d.hint}
+        return {"code": d.code, "severity": d.severity, "file": file, "line": d.line, "col": d.col, "message": d.message, "hint": d.hint}
 
     @property
     def diagnostics(self) -> list[dict[str, Any]]:
@@ -223,9 +222,13 @@ class Session:
             here = Path(folder)
             depth = len(here.relative_to(self.root).parts)
             dirs[:] = sorted(
-                d for d in dirs
-                if not d.startswith(".") and d not in _SKIP_DIRS and depth < _MAX_DEPTH
-                and (here / d).resolve() != build and not (here / d / "pyvenv.cfg").exists()
+                d
+                for d in dirs
+                if not d.startswith(".")
+                and d not in _SKIP_DIRS
+                and depth < _MAX_DEPTH
+                and (here / d).resolve() != build
+                and not (here / d / "pyvenv.cfg").exists()
             )
             for name in files:
                 if name.lower().endswith(STATE_SUFFIXES) and self._inside(here / name):
@@ -256,8 +259,7 @@ class Session:
     def _runtime(self) -> Runtime:
         if self.runtime is None:
             errors = sum(d["severity"] == "error" for d in self.diagnostics)
-            raise PromptmillError(f"the templates have {errors} error(s) and nothing compiled yet; fix and save",
-                                  code="PM001")
+            raise PromptmillError(f"the templates have {errors} error(s) and nothing compiled yet; fix and save", code="PM001")
         return self.runtime
 
     def render(self, role: str, state_text: str, *, budget: int | None = None, provider: str | None = None) -> dict[str, Any]:
@@ -295,8 +297,16 @@ class Session:
             self._build = (key, Runtime.load(build))
         return self._build[1]
 
-    def compare(self, role: str, state_text: str, *, budget: int | None = None, provider: str | None = None,
-                against: str = "build", other_state: str | None = None) -> dict[str, Any]:
+    def compare(
+        self,
+        role: str,
+        state_text: str,
+        *,
+        budget: int | None = None,
+        provider: str | None = None,
+        against: str = "build",
+        other_state: str | None = None,
+    ) -> dict[str, Any]:
         """The current render against the committed build or another state: text diff, token deltas."""
         try:
             runtime = self._runtime()
@@ -316,8 +326,7 @@ class Session:
 
 def compare_data(before: PromptRequest, after: PromptRequest, label: str) -> dict[str, Any]:
     """A unified diff of the two prompts' text and the tokens of each section, before and after."""
-    diff = list(difflib.unified_diff(before.text.splitlines(), after.text.splitlines(),
-                                     fromfile=label, tofile="current", lineterm="", n=2))
+    diff = list(difflib.unified_diff(before.text.splitlines(), after.text.splitlines(), fromfile=label, tofile="current", lineterm="", n=2))
     old = {s.id: s for s in before.sections}
     new = {s.id: s for s in after.sections}
     order = [s.id for s in after.sections] + [s.id for s in before.sections if s.id not in new]
@@ -326,12 +335,14 @@ def compare_data(before: PromptRequest, after: PromptRequest, label: str) -> dic
         a, b = old.get(sid), new.get(sid)
         ta = a.tokens if a is not None and a.present else 0
         tb = b.tokens if b is not None and b.present else 0
-        rows.append({
-            "id": sid,
-            "before": {"status": a.status, "tokens": ta} if a is not None else None,
-            "after": {"status": b.status, "tokens": tb} if b is not None else None,
-            "delta": tb - ta,
-        })
+        rows.append(
+            {
+                "id": sid,
+                "before": {"status": a.status, "tokens": ta} if a is not None else None,
+                "after": {"status": b.status, "tokens": tb} if b is not None else None,
+                "delta": tb - ta,
+            }
+        )
     return {
         "label": label,
         "provider": after.provider,

@@ -35,8 +35,7 @@ _STRINGIFY = frozenset(
 )
 # Filters that walk every item of their input: charge its length as steps.
 _WALK = frozenset(
-    "batch dictsort groupby items list map max min reject rejectattr reverse select"
-    " selectattr slice sort sum unique bullets".split()
+    "batch dictsort groupby items list map max min reject rejectattr reverse select selectattr slice sort sum unique bullets".split()
 )
 
 
@@ -51,9 +50,7 @@ def _fail_not_json(value: Any) -> Any:
 
 
 def _indent_arg(indent: Any, name: str) -> None:
-    if indent is not None and (
-        isinstance(indent, bool) or not isinstance(indent, int) or not 0 <= indent <= MAX_INDENT
-    ):
+    if indent is not None and (isinstance(indent, bool) or not isinstance(indent, int) or not 0 <= indent <= MAX_INDENT):
         raise ValueError(f"{name}: indent must be an integer from 0 to {MAX_INDENT}, not {indent!r}")
 
 
@@ -66,9 +63,7 @@ def to_json(value: Any, indent: int | None = None) -> str:
     try:
         if indent is None:
             return _JSON.encode(value)
-        return json.dumps(
-            value, ensure_ascii=False, indent=indent, sort_keys=False, allow_nan=False, default=_fail_not_json
-        )
+        return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=False, allow_nan=False, default=_fail_not_json)
     except ValueError as exc:  # NaN or infinity
         raise ValueError(f"to_json: {exc}") from None
 
@@ -194,4 +189,3 @@ def safe_join(eval_ctx: Any, value: Any, d: str = "", attribute: str | int | Non
     sep = str(d)
     guard.check_text(sum(map(len, texts)) + len(sep) * max(len(texts) - 1, 0), "a |join result")
     return sep.join(texts)
-

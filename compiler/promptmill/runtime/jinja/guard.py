@@ -60,8 +60,14 @@ class StepBudget:
     """The mutable counters of one render."""
 
     __slots__ = (
-        "max_steps", "steps_left", "max_chars", "max_range", "max_produced", "produced_left",
-        "max_seconds", "deadline",
+        "max_steps",
+        "steps_left",
+        "max_chars",
+        "max_range",
+        "max_produced",
+        "produced_left",
+        "max_seconds",
+        "deadline",
     )
 
     def __init__(
@@ -91,9 +97,7 @@ class StepBudget:
                 " (TemplateLimits.max_iterations); loops over large ranges or nested loops?"
             )
         if time.monotonic() > self.deadline:
-            raise LimitError(
-                f"the template ran longer than {self.max_seconds} seconds (TemplateLimits.max_seconds)"
-            )
+            raise LimitError(f"the template ran longer than {self.max_seconds} seconds (TemplateLimits.max_seconds)")
 
 
 _ACTIVE: ContextVar[StepBudget | None] = ContextVar("promptmill_template_budget", default=None)
@@ -121,8 +125,7 @@ def check_text(length: int, what: str = "a string") -> None:
     cap = active().max_chars
     if length > cap:
         raise LimitError(
-            f"the template tried to build {what} of about {length:,} characters;"
-            f" the limit is {cap:,} (TemplateLimits.max_output_chars)"
+            f"the template tried to build {what} of about {length:,} characters; the limit is {cap:,} (TemplateLimits.max_output_chars)"
         )
 
 
@@ -163,10 +166,7 @@ def weigh(value: Any, limit: int | None = None) -> int:
         else:
             total += 64
         if total > limit:
-            raise LimitError(
-                f"a value would print as more than {limit:,} characters"
-                " (TemplateLimits.max_output_chars)"
-            )
+            raise LimitError(f"a value would print as more than {limit:,} characters (TemplateLimits.max_output_chars)")
     return total
 
 
@@ -198,10 +198,7 @@ def bounded_range(*args: int) -> range:
     rng = range(*args)
     budget = active()
     if len(rng) > budget.max_range:
-        raise LimitError(
-            f"range() of {len(rng):,} items is larger than {budget.max_range:,}"
-            " (TemplateLimits.max_range)"
-        )
+        raise LimitError(f"range() of {len(rng):,} items is larger than {budget.max_range:,} (TemplateLimits.max_range)")
     return rng
 
 
@@ -250,9 +247,7 @@ def binop(op: str, left: Any, right: Any) -> Any:
         if _is_int(left) and _is_int(right) and right > 0 and abs(left) > 1:
             bits = left.bit_length() * right
             if bits > MAX_INT_BITS:
-                raise LimitError(
-                    f"an integer power is too large (about {bits:,} bits; the limit is {MAX_INT_BITS:,})"
-                )
+                raise LimitError(f"an integer power is too large (about {bits:,} bits; the limit is {MAX_INT_BITS:,})")
     elif op == "%" and isinstance(left, (str, bytes)):
         check_printf(left, right)
     return _BINOPS[op](left, right)
@@ -327,11 +322,7 @@ def _parse_printf(text: str) -> tuple[tuple[str | None, tuple[int, ...]], ...]:
     for match in _PRINTF.finditer(text):
         if match["conv"] == "%":
             continue
-        sizes = tuple(
-            -1 if size == "*" else int(size) if len(size) < 12 else 10**12
-            for size in (match["width"], match["prec"])
-            if size
-        )
+        sizes = tuple(-1 if size == "*" else int(size) if len(size) < 12 else 10**12 for size in (match["width"], match["prec"]) if size)
         specs.append((match["key"], sizes))
     return tuple(specs)
 

@@ -131,10 +131,7 @@ def _guard_tree(node: nodes.Node, env: jinja2.Environment, repeated: bool = Fals
     if isinstance(node, nodes.Output) and repeated:
         # Constant output would be folded into the code and never pass `finalize`;
         # in a loop or macro it must be counted like everything else.
-        node.nodes = [
-            nodes.Filter(c, _TEXT, [], [], None, None, lineno=c.lineno) if _foldable(c, env) else c
-            for c in node.nodes
-        ]
+        node.nodes = [nodes.Filter(c, _TEXT, [], [], None, None, lineno=c.lineno) if _foldable(c, env) else c for c in node.nodes]
     inner = repeated or isinstance(node, (nodes.For, nodes.Macro, nodes.CallBlock, nodes.Block))
     for child in node.iter_child_nodes():
         _guard_tree(child, env, inner)
@@ -304,9 +301,7 @@ def compile_template(source: str) -> jinja2.Template:
     return environment().from_string(source)
 
 
-def render(
-    template: jinja2.Template, context: Mapping[str, Any], *, limits: TemplateLimits = DEFAULT
-) -> str:
+def render(template: jinja2.Template, context: Mapping[str, Any], *, limits: TemplateLimits = DEFAULT) -> str:
     """Fill `template` with `context` under `limits`; any failure is a `RenderError` (PM820)."""
     budget = guard.StepBudget(
         limits.max_iterations,
@@ -324,10 +319,7 @@ def render(
             for chunk in stream:
                 size += len(chunk)
                 if size > limits.max_output_chars:
-                    raise guard.LimitError(
-                        f"the output passed {limits.max_output_chars:,} characters"
-                        " (TemplateLimits.max_output_chars)"
-                    )
+                    raise guard.LimitError(f"the output passed {limits.max_output_chars:,} characters (TemplateLimits.max_output_chars)")
                 parts.append(chunk)
         finally:
             stream.close()

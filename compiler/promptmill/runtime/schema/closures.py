@@ -226,12 +226,8 @@ class Compiler:
             return lambda x: not isinstance(x, str) or lo <= len(x) <= hi
         search = rx.search
         if strict:
-            return lambda x: (
-                isinstance(x, str) and lo <= len(x) <= hi and search(x) is not None
-            )
-        return lambda x: not isinstance(x, str) or (
-            lo <= len(x) <= hi and search(x) is not None
-        )
+            return lambda x: isinstance(x, str) and lo <= len(x) <= hi and search(x) is not None
+        return lambda x: not isinstance(x, str) or (lo <= len(x) <= hi and search(x) is not None)
 
     def _number(self, node: dict, strict: bool, integer: bool) -> Check | None:
         lo, hi = _num(node, "minimum"), _num(node, "maximum")

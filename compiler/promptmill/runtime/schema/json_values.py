@@ -87,9 +87,7 @@ def equal(one: Any, two: Any) -> bool:
     if isinstance(one, Sequence) and isinstance(two, Sequence):
         return len(one) == len(two) and all(equal(i, j) for i, j in zip(one, two, strict=False))
     if isinstance(one, Mapping) and isinstance(two, Mapping):
-        return len(one) == len(two) and all(
-            key in two and equal(value, two[key]) for key, value in one.items()
-        )
+        return len(one) == len(two) and all(key in two and equal(value, two[key]) for key, value in one.items())
     return _unbool(one) == _unbool(two)
 
 

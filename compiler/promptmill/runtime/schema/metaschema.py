@@ -23,19 +23,27 @@ _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
 _ID = re.compile(r"^[^#]*#?$")
 
 _SUBSCHEMA = frozenset(
-    {"items", "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
-     "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+    {
+        "items",
+        "contains",
+        "additionalProperties",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "not",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
 )
 _SCHEMA_MAPS = frozenset({"$defs", "properties", "patternProperties", "dependentSchemas", "definitions"})
 _SCHEMA_ARRAYS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
 _NUMBERS = frozenset({"maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"})
-_COUNTS = frozenset(
-    {"maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties"}
-)
+_COUNTS = frozenset({"maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties"})
 _BOOLEANS = frozenset({"uniqueItems", "deprecated", "readOnly", "writeOnly"})
 _STRINGS = frozenset(
-    {"$schema", "$ref", "$dynamicRef", "$recursiveRef", "$comment", "title", "description", "format",
-     "contentEncoding", "contentMediaType"}
+    {"$schema", "$ref", "$dynamicRef", "$recursiveRef", "$comment", "title", "description", "format", "contentEncoding", "contentMediaType"}
 )
 _ANCHORS = frozenset({"$anchor", "$dynamicAnchor", "$recursiveAnchor"})
 
@@ -90,7 +98,9 @@ def _keyword_ok(key: str, value: Any, stack: list[Any]) -> bool:
         if type(value) is str:
             return value in _SIMPLE_TYPES
         return (
-            type(value) is list and bool(value) and all(type(t) is str and t in _SIMPLE_TYPES for t in value)
+            type(value) is list
+            and bool(value)
+            and all(type(t) is str and t in _SIMPLE_TYPES for t in value)
             and len(set(value)) == len(value)
         )
     elif key in ("enum", "examples"):

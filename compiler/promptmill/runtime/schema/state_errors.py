@@ -19,7 +19,6 @@ from ...core.typenames import json_type
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-
 def explain(errors: Iterable[Any], root: str, prefix: tuple) -> list[tuple[str, str]]:
     """Short messages for jsonschema `ValidationError`s; paths start `root` + `prefix`."""
     found: set[tuple[tuple, str]] = set()
@@ -32,8 +31,16 @@ def explain(errors: Iterable[Any], root: str, prefix: tuple) -> list[tuple[str, 
 
 
 _ONE = (
-    "additionalProperties", "propertyNames", "items", "contains", "not", "if", "then", "else",
-    "unevaluatedItems", "unevaluatedProperties",
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
 )
 _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 _NAMED = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")

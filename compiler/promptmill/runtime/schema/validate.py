@@ -79,9 +79,7 @@ class Validator:
         """The schema each item of the lazy array at `lazy_path` is checked against."""
         return self._items[tuple(lazy_path)]
 
-    def item_errors(
-        self, lazy_path: tuple[str, ...], index: int, item: Any, root: str = "state"
-    ) -> list[tuple[str, str]]:
+    def item_errors(self, lazy_path: tuple[str, ...], index: int, item: Any, root: str = "state") -> list[tuple[str, str]]:
         """The failures of item `index` of the lazy array, e.g. `("state.memory[7].type", ...)`."""
         path = tuple(lazy_path)
         if path not in self._items:
@@ -95,9 +93,7 @@ class Validator:
 
             document = explainable(self.schema)
             whole = Draft202012Validator(document)
-            self._slow_items = {
-                p: whole.evolve(schema=_lazy_array(document, p).get("items", True)) for p in self._items
-            }
+            self._slow_items = {p: whole.evolve(schema=_lazy_array(document, p).get("items", True)) for p in self._items}
             self._slow_root = whole.evolve(schema=_skip_items(document, self._items))
         return self._slow_root if lazy_path is None else self._slow_items[lazy_path]
 
@@ -115,9 +111,7 @@ def _lazy_array(schema: Any, path: Path) -> dict:
             raise ValueError(f"lazy path {path!r} passes through a nested $id")
     kinds = node.get("type") if isinstance(node, dict) else None
     kinds = [kinds] if isinstance(kinds, str) else kinds
-    is_array = isinstance(node, dict) and (
-        (isinstance(kinds, list) and "array" in kinds) or (kinds is None and "items" in node)
-    )
+    is_array = isinstance(node, dict) and ((isinstance(kinds, list) and "array" in kinds) or (kinds is None and "items" in node))
     if not is_array:
         raise ValueError(f"lazy path {path!r} does not lead to an array schema")
     if "prefixItems" in node:

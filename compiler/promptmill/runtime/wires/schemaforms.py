@@ -26,19 +26,60 @@ def native_form(contract: Contract, form: str) -> Any:
     return (contract.native or {}).get(BUNDLE_KEYS[form])
 
 
-_OPENAI_DROP = ("minLength", "maxLength", "minProperties", "maxProperties", "uniqueItems", "contains",
-                "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly")
-_OPENAI_IMPOSSIBLE = ("allOf", "not", "if", "then", "else", "patternProperties", "dependentSchemas",
-                      "dependentRequired", "unevaluatedProperties", "propertyNames", "unevaluatedItems")
+_OPENAI_DROP = (
+    "minLength",
+    "maxLength",
+    "minProperties",
+    "maxProperties",
+    "uniqueItems",
+    "contains",
+    "default",
+    "examples",
+    "$schema",
+    "$id",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+)
+_OPENAI_IMPOSSIBLE = (
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "dependentSchemas",
+    "dependentRequired",
+    "unevaluatedProperties",
+    "propertyNames",
+    "unevaluatedItems",
+)
 _GEMINI_KEEP = {
-    "description": "description", "title": "title", "format": "format", "pattern": "pattern",
-    "minItems": "min_items", "maxItems": "max_items", "minimum": "minimum", "maximum": "maximum",
-    "minLength": "min_length", "maxLength": "max_length", "minProperties": "min_properties",
-    "maxProperties": "max_properties", "default": "default",
+    "description": "description",
+    "title": "title",
+    "format": "format",
+    "pattern": "pattern",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minProperties": "min_properties",
+    "maxProperties": "max_properties",
+    "default": "default",
 }
 _GEMINI_REPORT = ("allOf", "not", "if", "patternProperties", "dependentSchemas", "prefixItems")
-_GEMINI_TYPES = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
-                 "array": "ARRAY", "object": "OBJECT", "null": "NULL"}
+_GEMINI_TYPES = {
+    "string": "STRING",
+    "number": "NUMBER",
+    "integer": "INTEGER",
+    "boolean": "BOOLEAN",
+    "array": "ARRAY",
+    "object": "OBJECT",
+    "null": "NULL",
+}
 MAX_REF_DEPTH = 8
 
 
@@ -122,7 +163,7 @@ def gemini_schema(schema: dict) -> tuple[dict, Problems]:
 def _resolve(ref: str, defs: dict) -> dict | None:
     prefix = "#/$defs/"
     if isinstance(ref, str) and ref.startswith(prefix):
-        found = defs.get(ref[len(prefix):])
+        found = defs.get(ref[len(prefix) :])
         return found if isinstance(found, dict) else None
     return None
 
