@@ -182,7 +182,7 @@ def lint(path: str, fmt: str, strict: bool) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the build is not what compiling would produce.")
 @click.option("--force", is_flag=True, help="Recompile every role, even unchanged ones.")
 @handled
-def compile(path: str, output: str | None, check: bool, force: bool) -> None:  # noqa: A001
+def compile(path: str, output: str | None, check: bool, force: bool) -> None:
     """Compile the project at PATH into its build folder."""
     from ..compiling.api import compile as run_compile
     from .reporters import report

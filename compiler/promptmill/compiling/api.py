@@ -309,7 +309,7 @@ def lint(path: str | os.PathLike[str] = ".") -> LintResult:
     return LintResult(all_diags, loaded.files, len(_roles(loaded)))
 
 
-def compile(  # noqa: A001 - the public name is promptmill.compile
+def compile(  # shadows the builtin on purpose: the public name is promptmill.compile
     path: str | os.PathLike[str] = ".",
     *,
     output: str | os.PathLike[str] | None = None,

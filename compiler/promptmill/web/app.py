@@ -176,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = CLIENT_TIMEOUT  # a client that stops sending mid-request frees its thread
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's name
         pass  # the terminal shows what changed, not every request
 
     # -- responses ---------------------------------------------------------------
@@ -211,7 +211,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     # -- methods -------------------------------------------------------------------
-    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+    def do_GET(self) -> None:  # the base class's name
         if not self._guarded():
             return
         url = urlsplit(self.path)
@@ -240,7 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_HEAD = do_GET
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if not self._guarded():
             return
         path = urlsplit(self.path).path
