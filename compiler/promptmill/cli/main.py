@@ -23,6 +23,7 @@ import click
 
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
+from ..core.jsontypes import JSON
 from ..core.version import __version__
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
@@ -532,7 +533,7 @@ def batch_render(
         click.echo(f"  {_shown(Path(out) / f['file'])}  {f['requests']} requests, {f['bytes']} bytes")
 
 
-def _batch_line(summary: dict, out: str) -> str:
+def _batch_line(summary: JSON, out: str) -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in summary["codes"].items())
     return (
         f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed"

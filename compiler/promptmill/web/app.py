@@ -35,6 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 # promptmill internals this module uses (kept together for the subpackage move)
 from ..core.errors import ConfigError
+from ..core.jsontypes import JSON
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
 from ..watch import Watcher
 from .origin import refusal
@@ -90,7 +91,7 @@ class PreviewServer(ThreadingHTTPServer):
         self.port = self.server_address[1]
         self.log = log
         self.closing = threading.Event()
-        self._clients: set[queue.Queue] = set()
+        self._clients: set[queue.Queue[JSON]] = set()
         self._clients_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.watcher = Watcher(session.watch_paths(), self.on_change, debounce=debounce) if watch else None
@@ -141,13 +142,13 @@ class PreviewServer(ThreadingHTTPServer):
             for q in self._clients:
                 q.put(event)
 
-    def subscribe(self) -> queue.Queue:
-        q: queue.Queue = queue.Queue()
+    def subscribe(self) -> queue.Queue[JSON]:
+        q: queue.Queue[JSON] = queue.Queue()
         with self._clients_lock:
             self._clients.add(q)
         return q
 
-    def unsubscribe(self, q: queue.Queue) -> None:
+    def unsubscribe(self, q: queue.Queue[JSON]) -> None:
         with self._clients_lock:
             self._clients.discard(q)
 
