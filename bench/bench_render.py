@@ -32,9 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import workload  # noqa: E402
-from promptmill.compiling.api import build_in_memory  # noqa: E402
-from promptmill.runtime.tokenizers import get_tokenizer  # noqa: E402
+import workload
+from promptmill.compiling.api import build_in_memory
+from promptmill.runtime.tokenizers import get_tokenizer
 
 
 def timed(fn, runs: int) -> list[float]:

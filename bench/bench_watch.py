@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from genproject import make_project, role_file  # noqa: E402
+from genproject import make_project, role_file
 
 ROLE = "agent-007"
 STATUS = re.compile(r"── \S+ · (ok|failed) · refreshed \S+ in (\d+) ms")

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "compiler"))
 
-from promptmill.compiling.api import load_project  # noqa: E402
-from promptmill.compose.resolve import Composer  # noqa: E402
+from promptmill.compiling.api import load_project
+from promptmill.compose.resolve import Composer
 
 
 def project(root: Path, depth: int) -> None:

@@ -32,10 +32,10 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from genproject import make_project, role_file  # noqa: E402
-from promptmill import Workspace  # noqa: E402
-from promptmill.cli.livepreview import LivePreview  # noqa: E402
-from promptmill.watch import Watcher  # noqa: E402
+from genproject import make_project, role_file
+from promptmill import Workspace
+from promptmill.cli.livepreview import LivePreview
+from promptmill.watch import Watcher
 
 ROLE = "agent-007"
 

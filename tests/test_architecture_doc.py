@@ -166,3 +166,24 @@ def test_render_path_stays_inside_the_runtime_rows() -> None:
     outside = sorted(loaded - set(RUNTIME_SIDE))
     assert not outside, f"the render path imports modules outside core/ and runtime/: {outside}"
     assert len(loaded) <= RENDER_BUDGET, f"rendering loads {len(loaded)} promptmill modules (budget {RENDER_BUDGET})"
+
+
+def _strict_modules() -> set[str]:
+    """The modules pyproject.toml's mypy override checks with --strict's flags."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    blocks = [b for b in config["tool"]["mypy"].get("overrides", []) if b.get("disallow_any_generics")]
+    assert len(blocks) == 1, "expected one [[tool.mypy.overrides]] block with --strict's flags"
+    return set(blocks[0]["module"])
+
+
+def test_the_types_section_names_the_strict_folders_pyproject_lists() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert "### Strict folders" in text, "docs/ARCHITECTURE.md lost its 'Strict folders' part"
+    para = text.split("### Strict folders", 1)[1].split(" are checked as ", 1)[0]
+    named = set(re.findall(r"`([a-z_]+)(?:/|\.py)`", para))
+    listed = {m.removeprefix("promptmill").removeprefix(".").removesuffix(".*") or "__init__" for m in _strict_modules()}
+    assert named == listed, f"the doc names {sorted(named)}, pyproject.toml's override lists {sorted(listed)}"
+    on_disk = set(_folders_on_disk()) | {p.stem for p in PACKAGE.glob("*.py")}
+    assert listed <= on_disk, f"the override lists modules that do not exist: {sorted(listed - on_disk)}"

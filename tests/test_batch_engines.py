@@ -166,6 +166,6 @@ def _readme_blocks():
 def test_readme_batch_examples_print_what_the_readme_shows(data, ray_session, spark, monkeypatch, capsys):
     monkeypatch.chdir(data["folder"])
     for code, shown in _readme_blocks():
-        exec(compile(code, "README.md (python-batch)", "exec"), {})  # noqa: S102
+        exec(compile(code, "README.md (python-batch)", "exec"), {})
         printed = capsys.readouterr().out
         assert printed.rstrip("\n") == shown.rstrip("\n"), code  # Spark's show() ends in a blank line

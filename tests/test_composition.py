@@ -552,7 +552,7 @@ def test_docs_cli_outputs_are_what_the_commands_print(monkeypatch):
 def test_docs_python_example_prints_what_the_page_says(monkeypatch, capsys):
     monkeypatch.chdir(REPO)
     ((_, code),) = _blocks("python-events")
-    exec(compile(code, "docs/composition.md", "exec"), {})  # noqa: S102 - our own documentation
+    exec(compile(code, "docs/composition.md", "exec"), {})  # our own documentation
     printed = capsys.readouterr().out
     text = DOC.read_text(encoding="utf-8")
     after = text.split("<!-- python-events -->", 1)[1].split("prints\n\n```text\n", 1)[1].split("```", 1)[0]

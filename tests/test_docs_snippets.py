@@ -61,7 +61,7 @@ class FakeProvider(BaseHTTPRequestHandler):
     reply = "Hello!"
     bodies: list[dict] = []
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server interface
+    def do_POST(self) -> None:  # the http.server interface
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeProvider.bodies.append(body)
         if self.path.endswith("/chat/completions"):
@@ -136,7 +136,7 @@ def test_python_block_runs_as_printed(code, reply_file, provider_url, monkeypatc
     monkeypatch.setattr(FakeProvider, "reply", reply)
     FakeProvider.bodies = []
     with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "doc example", "exec"), {"__name__": "__doc_example__"})  # noqa: S102 - our own documentation
+        exec(compile(code, "doc example", "exec"), {"__name__": "__doc_example__"})  # our own documentation
     if "client." in code:
         assert FakeProvider.bodies, "the example sent no request"
 

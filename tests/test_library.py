@@ -280,7 +280,7 @@ def _doc_block(marker: str, nth: int = 0) -> str:
 
 def test_docs_trim_example_prints_what_the_page_says(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
-    exec(compile(_doc_block("python-trim"), "docs/library.md", "exec"), {})  # noqa: S102 - our own documentation
+    exec(compile(_doc_block("python-trim"), "docs/library.md", "exec"), {})  # our own documentation
     assert capsys.readouterr().out == _doc_block("python-trim", 1)
 
 

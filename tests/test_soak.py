@@ -19,8 +19,8 @@ from promptmill.core.errors import PromptmillError
 from promptmill.runtime.counting import MAX_DELTA_CHARS, MAX_DELTAS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from promptmill.runtime.itemmemo import MAX_KEY_BYTES  # noqa: E402
-from soak_render import PROVIDERS, example_states, freshen, soak  # noqa: E402
+from promptmill.runtime.itemmemo import MAX_KEY_BYTES
+from soak_render import PROVIDERS, example_states, freshen, soak
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_CHARS = 200_000

@@ -85,7 +85,7 @@ def _run(entry: Entry, tmp: Path) -> str:
     scope: dict = {"promptmill": promptmill}
     try:
         if entry.python is not None:
-            exec(compile(entry.python, f"docs/errors.md ({entry.code})", "exec"), scope)  # noqa: S102
+            exec(compile(entry.python, f"docs/errors.md ({entry.code})", "exec"), scope)
             result = scope.get("result")
         else:
             result = promptmill.lint(".")

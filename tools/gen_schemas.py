@@ -660,7 +660,7 @@ PROJECT = {
 
 
 def main(check: bool = False) -> int:
-    from promptmill_bundle_schema import BUNDLE, MANIFEST  # noqa: E402
+    from promptmill_bundle_schema import BUNDLE, MANIFEST
 
     files = {
         "role.schema.json": ROLE,

@@ -49,7 +49,7 @@ class BatchFailed(PromptmillError):
 
 def run_batch(
     role: str,
-    input: str | os.PathLike[str],  # noqa: A002
+    input: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
     build: Any = "build",

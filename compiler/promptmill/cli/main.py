@@ -23,6 +23,7 @@ import click
 
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
+from ..core.jsontypes import JSON
 from ..core.version import __version__
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
@@ -182,7 +183,7 @@ def lint(path: str, fmt: str, strict: bool) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the build is not what compiling would produce.")
 @click.option("--force", is_flag=True, help="Recompile every role, even unchanged ones.")
 @handled
-def compile(path: str, output: str | None, check: bool, force: bool) -> None:  # noqa: A001
+def compile(path: str, output: str | None, check: bool, force: bool) -> None:
     """Compile the project at PATH into its build folder."""
     from ..compiling.api import compile as run_compile
     from .reporters import report
@@ -532,7 +533,7 @@ def batch_render(
         click.echo(f"  {_shown(Path(out) / f['file'])}  {f['requests']} requests, {f['bytes']} bytes")
 
 
-def _batch_line(summary: dict, out: str) -> str:
+def _batch_line(summary: JSON, out: str) -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in summary["codes"].items())
     return (
         f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed"

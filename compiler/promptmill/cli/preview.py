@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..core.jsontypes import JSON
 from ..core.showtext import visible
 from ..runtime.bundle import RoleBundle, plain
 from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
@@ -133,7 +134,7 @@ def _json(value: Any) -> Any:
     return plain(value)
 
 
-def event_line(e: dict) -> str:
+def event_line(e: JSON) -> str:
     """One render event as a line: what happened, to which id, where, from whom."""
     kind = e.get("type", "?")
     layer = f"layer {e['layer']}" if e.get("layer") is not None else "own context"

@@ -21,9 +21,10 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
+from ..core.choices import SCHEMA_NAMES
 from ..core.errors import ScaffoldError
 from ..core.version import __version__
-from ..source.schemacheck import SCHEMA_NAMES, schema_text
+from ..source.schemacheck import schema_text
 
 SCHEMA_DIR = ".promptmill/schemas"
 VERSION_MARK = "@PROMPTMILL_VERSION@"

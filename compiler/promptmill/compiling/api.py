@@ -24,7 +24,7 @@ from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from ..core.errors import CompileError
 from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
-from ..source.loader import discover, invisible_characters, load_file
+from ..source.loader import DocPath, discover, invisible_characters, load_file
 from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
 from .bundler import compile_role, source_hash, tokenizer_identity
@@ -257,7 +257,7 @@ def _with_parent_choice(
             continue
         i = candidate.candidate
 
-        def report(loc: tuple, code: str, message: str, hint: str | None, i: int = i) -> None:
+        def report(loc: DocPath, code: str, message: str, hint: str | None, i: int = i) -> None:
             found.append(Diagnostic.at(role.pos("extends_when", i, "when", *loc), code, message, hint=hint))
 
         check_condition(when, ccomposed.inputs or {}, ccomposed.facts, report, shared=False)
@@ -309,7 +309,7 @@ def lint(path: str | os.PathLike[str] = ".") -> LintResult:
     return LintResult(all_diags, loaded.files, len(_roles(loaded)))
 
 
-def compile(  # noqa: A001 - the public name is promptmill.compile
+def compile(  # shadows the builtin on purpose: the public name is promptmill.compile
     path: str | os.PathLike[str] = ".",
     *,
     output: str | os.PathLike[str] | None = None,

@@ -19,6 +19,7 @@ import re
 
 from ..core.errors import PromptmillError
 from ..core.fieldnames import split_field_name
+from ..core.jsontypes import JSON
 from ..runtime.jinja.yamlemit import to_yaml
 from ..source.schemacheck import load_schema
 
@@ -76,7 +77,7 @@ def _scan(text: str, where: str) -> list[tuple[str, str, int]]:
     return parts
 
 
-def _expression(field: str, offset: int, text: str, where: str, inputs: dict[str, dict]) -> str:
+def _expression(field: str, offset: int, text: str, where: str, inputs: dict[str, JSON]) -> str:
     def fail(message: str, hint: str) -> PortError:
         line, col = _position(text, offset)
         return PortError(f"{where}:{line}:{col}: field {{{field}}}: {message}", hint=hint)
@@ -147,11 +148,11 @@ def port_format(text: str, role_id: str, *, where: str = "<template>") -> str:
         raise PortError(
             f"{where}:{line}:{col}: the template holds 'endraw', which would end a raw block early", hint="port this part by hand"
         )
-    inputs: dict[str, dict] = {}
+    inputs: dict[str, JSON] = {}
     out = []
     for kind, value, offset in _scan(text, where):
         out.append(_literal(value) if kind == "text" else _expression(value, offset, text, where, inputs))
-    role: dict = {"kind": "role", "id": role_id}
+    role: JSON = {"kind": "role", "id": role_id}
     if inputs:
         role["inputs"] = {"type": "object", "required": list(inputs), "properties": inputs}
     template = "".join(out)

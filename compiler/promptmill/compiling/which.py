@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..compose.model import Template
 from ..core.choices import TEMPLATE_KINDS
 from ..core.errors import PromptmillError
+from ..core.jsontypes import JSON
 from ..runtime import conditions
 
 
@@ -47,7 +48,7 @@ class Resolution:
     id: str
     winner: Location
     shadows: tuple[Location, ...] = ()
-    parents: tuple[tuple[str | None, dict | None], ...] = ()  # (parent id, condition) of extends_when, then (extends, None)
+    parents: tuple[tuple[str | None, JSON | None], ...] = ()  # (parent id, condition) of extends_when, then (extends, None)
 
 
 def _location(t: Template) -> Location:
@@ -73,7 +74,7 @@ def which(template_id: str, path: str | os.PathLike[str] = ".", *, kind: str | N
         t = index.get(k, template_id)
         if t is not None:
             hidden = tuple(_location(s) for s in index.shadowed.get((k, template_id), ()))
-            parents: tuple = ()
+            parents: tuple[tuple[str | None, JSON | None], ...] = ()
             if k == "role" and t.get("extends_when"):
                 parents = (*((c["role"], c["when"]) for c in t.get("extends_when")), (t.get("extends"), None))
             found.append(Resolution(k, template_id, _location(t), hidden, parents))

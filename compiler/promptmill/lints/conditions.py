@@ -32,6 +32,7 @@ from ..core.diagnostics import Diagnostic, Position
 from ..core.suggest import did_you_mean, suggest
 from ..core.typenames import json_type
 from ..runtime import conditions
+from ..source.loader import DocPath
 from .context import LintContext
 
 _OPAQUE = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "patternProperties", "$dynamicRef")
@@ -126,7 +127,7 @@ def check_condition(
     cond: Any,
     inputs: Mapping[str, Any],
     facts: Mapping[str, Any],
-    report: Callable[[tuple, str, str, str | None], None],
+    report: Callable[[DocPath, str, str, str | None], None],
     *,
     shared: bool,
 ) -> None:
@@ -159,14 +160,14 @@ def condition_mismatches(composed: ComposedRole, ctx: LintContext) -> list[Diagn
     out: list[Diagnostic] = []
     inputs, facts, rid = composed.inputs or {}, composed.facts, composed.role.id
 
-    def owned(pos: Callable[..., Position]) -> Callable[[tuple, str, str, str | None], None]:
-        def report(loc: tuple, code: str, message: str, hint: str | None) -> None:
+    def owned(pos: Callable[..., Position]) -> Callable[[DocPath, str, str, str | None], None]:
+        def report(loc: DocPath, code: str, message: str, hint: str | None) -> None:
             out.append(Diagnostic.at(pos(*loc), code, message, hint=hint))
 
         return report
 
-    def shared(pos: Callable[..., Position], what: str) -> Callable[[tuple, str, str, str | None], None]:
-        def report(loc: tuple, code: str, message: str, hint: str | None) -> None:
+    def shared(pos: Callable[..., Position], what: str) -> Callable[[DocPath, str, str, str | None], None]:
+        def report(loc: DocPath, code: str, message: str, hint: str | None) -> None:
             out.append(Diagnostic.at(pos(*loc), code, f"{what}, for role '{rid}': {message}", hint=hint, severity="warning"))
 
         return report

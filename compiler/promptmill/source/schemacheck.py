@@ -18,9 +18,10 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ..core.choices import SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.diagnostics import Diagnostic
+from ..core.jsontypes import JSON
 from ..core.suggest import did_you_mean, suggest
 from ..core.typenames import phrase, phrase_of
-from .loader import Document
+from .loader import DocPath, Document
 
 
 @cache
@@ -32,8 +33,9 @@ def schema_text(name: str) -> str:
 
 
 @cache
-def load_schema(name: str) -> dict:
-    return json.loads(schema_text(name))
+def load_schema(name: str) -> JSON:
+    schema: JSON = json.loads(schema_text(name))
+    return schema
 
 
 @cache
@@ -41,7 +43,7 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(load_schema(name))
 
 
-def _where(path: tuple) -> str:
+def _where(path: DocPath) -> str:
     parts: list[str] = []
     for p in path:
         parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
@@ -123,7 +125,7 @@ def _diagnose(doc: Document, err: ValidationError) -> list[Diagnostic]:
     return [Diagnostic.at(doc.pos(path), "PM201", f"{where}: {err.message}")]
 
 
-def _invalid_id(doc: Document, path: tuple, where: str, err: Any) -> Diagnostic:
+def _invalid_id(doc: Document, path: DocPath, where: str, err: Any) -> Diagnostic:
     """PM206 for an id that does not match its pattern, naming the first character at fault."""
     value = err.instance
     nested = "/" in str(err.validator_value)  # template ids; section and rule ids have one segment

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaml import MarkedYAMLError, reader, scanner
+from yaml import Mark, MarkedYAMLError, reader, scanner
 from yaml import parser as yaml_parser
 from yaml.events import (
     AliasEvent,
@@ -357,7 +357,7 @@ def syntax_problem(err: MarkedYAMLError, text: str) -> tuple[Pos, str, str | Non
     pos = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     lines = split_lines(text)
 
-    def char_at(m: Any) -> str:
+    def char_at(m: Mark | None) -> str:
         if m is None or m.line >= len(lines):
             return ""
         return lines[m.line][m.column : m.column + 1]

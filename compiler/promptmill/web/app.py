@@ -35,6 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 # promptmill internals this module uses (kept together for the subpackage move)
 from ..core.errors import ConfigError
+from ..core.jsontypes import JSON
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
 from ..watch import Watcher
 from .origin import refusal
@@ -90,7 +91,7 @@ class PreviewServer(ThreadingHTTPServer):
         self.port = self.server_address[1]
         self.log = log
         self.closing = threading.Event()
-        self._clients: set[queue.Queue] = set()
+        self._clients: set[queue.Queue[JSON]] = set()
         self._clients_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.watcher = Watcher(session.watch_paths(), self.on_change, debounce=debounce) if watch else None
@@ -141,13 +142,13 @@ class PreviewServer(ThreadingHTTPServer):
             for q in self._clients:
                 q.put(event)
 
-    def subscribe(self) -> queue.Queue:
-        q: queue.Queue = queue.Queue()
+    def subscribe(self) -> queue.Queue[JSON]:
+        q: queue.Queue[JSON] = queue.Queue()
         with self._clients_lock:
             self._clients.add(q)
         return q
 
-    def unsubscribe(self, q: queue.Queue) -> None:
+    def unsubscribe(self, q: queue.Queue[JSON]) -> None:
         with self._clients_lock:
             self._clients.discard(q)
 
@@ -176,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = CLIENT_TIMEOUT  # a client that stops sending mid-request frees its thread
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's name
         pass  # the terminal shows what changed, not every request
 
     # -- responses ---------------------------------------------------------------
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     # -- methods -------------------------------------------------------------------
-    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+    def do_GET(self) -> None:  # the base class's name
         if not self._guarded():
             return
         url = urlsplit(self.path)
@@ -240,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_HEAD = do_GET
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if not self._guarded():
             return
         path = urlsplit(self.path).path

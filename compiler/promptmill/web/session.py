@@ -142,7 +142,7 @@ class Session:
         self.state_file = Path(state_file).resolve() if state_file is not None else None
         self.runtime: Runtime | None = None  # the last runtime that compiled
         self.ok = False  # the last refresh compiled
-        self._diags: list = []  # of the last refresh
+        self._diags: list[Diagnostic] = []  # of the last refresh
         self.version = 0
         self.last_ms = 0.0
         self._lock = threading.Lock()
