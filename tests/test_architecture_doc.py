@@ -28,7 +28,7 @@ PACKAGE = ROOT / "compiler" / "promptmill"
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
 FORBIDDEN = ("yaml", "jsonschema", "watchdog", "click")
 RUNTIME_FOLDERS = ("core", "runtime")
-RENDER_BUDGET = 48  # promptmill modules (packages included) the render below loads; 44 today
+RENDER_BUDGET = 52  # promptmill modules (packages included) the render below loads; 49 today (one module per wire since issue 29)
 HEADING = re.compile(r"^### `([a-z_/]+)/`\s*$", re.M)
 
 

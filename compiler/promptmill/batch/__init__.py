@@ -3,6 +3,8 @@
     from promptmill.batch import render_rows, run_batch, BatchRenderer, collect
 
 `run_batch` is `promptmill batch`, `collect` is `promptmill batch collect`.
+`OutputFolder` is their output-folder guard (manifest, lock, staged files), for
+code that writes its own files beside theirs.
 Ray and Spark adapters: `promptmill.batch.ray`, `promptmill.batch.spark`.
 Nothing here imports yaml, jsonschema or click; pyarrow, pandas, ray and
 pyspark are imported only by the functions that need them.
@@ -11,7 +13,8 @@ pyspark are imported only by the functions that need them.
 from __future__ import annotations
 
 from .collect import collect
+from .outdir import OutputFolder
 from .renderer import BatchRenderer, RowResult, render_rows
 from .run import BatchFailed, run_batch
 
-__all__ = ["BatchFailed", "BatchRenderer", "RowResult", "collect", "render_rows", "run_batch"]
+__all__ = ["BatchFailed", "BatchRenderer", "OutputFolder", "RowResult", "collect", "render_rows", "run_batch"]
