@@ -219,16 +219,21 @@ def test_cli_port_in_use(starter_project, preview_server, monkeypatch):
     assert got.exit_code == 1 and f"error[PM010]: port {taken.port} on 127.0.0.1 is already in use" in got.output
 
 
-def test_cli_serves_until_interrupted(starter_project):
+def _start_preview(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """`promptmill preview ARGS` started in `project` as a user would, its output read by the test."""
     exe = Path(sys.executable).with_name("promptmill")
-    proc = subprocess.Popen(
-        [str(exe), "preview", "helpdesk", "--state", "examples/helpdesk.state.yaml", "--port", "0"],
-        cwd=starter_project,
+    return subprocess.Popen(
+        [str(exe), "preview", *args],
+        cwd=project,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
     )
+
+
+def test_cli_serves_until_interrupted(starter_project):
+    proc = _start_preview(starter_project, "helpdesk", "--state", "examples/helpdesk.state.yaml", "--port", "0")
     try:
         first = proc.stdout.readline()
         assert first.startswith("promptmill preview of demo: http://127.0.0.1:"), first
@@ -270,15 +275,7 @@ def test_cli_open_hands_the_url_to_the_browser(starter_project, tmp_path):
     browser = tmp_path / "browser.sh"
     browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > "{seen}"\n')
     browser.chmod(0o755)
-    exe = Path(sys.executable).with_name("promptmill")
-    proc = subprocess.Popen(
-        [str(exe), "preview", "helpdesk", "--port", "0", "--open"],
-        cwd=starter_project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1", "BROWSER": str(browser)},
-    )
+    proc = _start_preview(starter_project, "helpdesk", "--port", "0", "--open", env={"BROWSER": str(browser)})
     try:
         first = proc.stdout.readline()
         url = first.rsplit(" ", 1)[1].strip()
@@ -340,15 +337,7 @@ def _post_head(port: int, length: int) -> bytes:
 
 
 def test_clients_that_hang_up_leave_no_traceback_and_the_server_keeps_serving(starter_project):
-    exe = Path(sys.executable).with_name("promptmill")
-    proc = subprocess.Popen(
-        [str(exe), "preview", "--port", "0"],
-        cwd=starter_project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
+    proc = _start_preview(starter_project, "--port", "0")
     try:
         first = proc.stdout.readline()
         port = int(first.rsplit(":", 1)[1].strip(" /\n"))
