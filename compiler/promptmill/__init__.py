@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
+    from .review.snapshots import SnapshotCheck, check_snapshots, snapshot
+    from .review.testreport import format_check
     from .runtime.engine import Runtime
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
@@ -76,6 +78,11 @@ _LAZY = {
     "event_line": ("cli.preview", "event_line"),
     "Watcher": ("watch", "Watcher"),
     "read_result": ("batch.collect", "read_result"),
+    # reviewing prompt changes
+    "snapshot": ("review.snapshots", "snapshot"),
+    "check_snapshots": ("review.snapshots", "check_snapshots"),
+    "SnapshotCheck": ("review.snapshots", "SnapshotCheck"),
+    "format_check": ("review.testreport", "format_check"),
 }
 
 __all__ = [
@@ -115,6 +122,10 @@ __all__ = [
     "event_line",
     "Watcher",
     "read_result",
+    "snapshot",
+    "check_snapshots",
+    "SnapshotCheck",
+    "format_check",
 ]
 
 

@@ -24,6 +24,7 @@ import click
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.version import __version__
+from ..review import TEST_FORMATS
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
 
@@ -254,6 +255,50 @@ def init(path: str, force: bool) -> None:
         f"promptmill render {ROLE} --state {STATE}",
     ]
     click.echo("next:\n" + "".join(f"  {step}\n" for step in steps), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Snapshots folder (default: `snapshots:` of promptmill.yaml, or ./snapshots)."
+)
+@handled
+def snapshot(path: str, out: str | None) -> None:
+    """Render every role with its example states and write one snapshot file per role and state."""
+    from ..review.snapshots import snapshot as run_snapshot
+
+    result = run_snapshot(path, folder=out)
+    for case in result.errors:
+        assert case.error is not None
+        click.echo(f"{case.state}: error[{case.error.code}] role {case.role}: {case.error.message}", err=True)
+    click.echo(
+        f"{_count(len(result.written), 'snapshot')} written, {len(result.unchanged)} unchanged, {len(result.removed)} removed, "
+        f"{len(result.errors)} failed -> {_shown(result.folder)}/"
+    )
+    for rel in result.written:
+        click.echo(f"  {rel}")
+    if result.without_examples:
+        click.echo(f"roles without an example state (ROLE.state.yaml): {', '.join(result.without_examples)}")
+    sys.exit(0 if result.ok else 1)
+
+
+@main.command("test")
+@click.argument("path", default=".", type=click.Path())
+@click.option("--update", is_flag=True, help="Rewrite the snapshots to match, then report what changed.")
+@click.option("--format", "fmt", type=click.Choice(TEST_FORMATS), default="text", show_default=True)
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Snapshots folder (default: `snapshots:` of promptmill.yaml, or ./snapshots)."
+)
+@handled
+def test_cmd(path: str, update: bool, fmt: str, out: str | None) -> None:
+    """Render every role with its example states again and compare with the snapshots (calls no model)."""
+    from ..review.snapshots import check_snapshots
+    from ..review.testreport import format_check
+
+    result = check_snapshots(path, folder=out, update=update)
+    click.echo(format_check(result, fmt), nl=False)
+    failed = result.count("error") if update else len(result.outcomes) - result.count("pass")
+    sys.exit(0 if failed == 0 else 1)
 
 
 def _runtime(project: str, build: str | None) -> Runtime:
