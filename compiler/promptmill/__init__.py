@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
+    from .review.diff import PromptDiff, diff
+    from .review.diffreport import format_diff
     from .review.snapshots import SnapshotCheck, check_snapshots, snapshot
     from .review.testreport import format_check
     from .runtime.engine import Runtime
@@ -83,6 +85,9 @@ _LAZY = {
     "check_snapshots": ("review.snapshots", "check_snapshots"),
     "SnapshotCheck": ("review.snapshots", "SnapshotCheck"),
     "format_check": ("review.testreport", "format_check"),
+    "diff": ("review.diff", "diff"),
+    "PromptDiff": ("review.diff", "PromptDiff"),
+    "format_diff": ("review.diffreport", "format_diff"),
 }
 
 __all__ = [
@@ -126,6 +131,9 @@ __all__ = [
     "check_snapshots",
     "SnapshotCheck",
     "format_check",
+    "diff",
+    "PromptDiff",
+    "format_diff",
 ]
 
 

@@ -24,7 +24,7 @@ import click
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.version import __version__
-from ..review import TEST_FORMATS
+from ..review import DIFF_FORMATS, TEST_FORMATS
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
 
@@ -299,6 +299,30 @@ def test_cmd(path: str, update: bool, fmt: str, out: str | None) -> None:
     click.echo(format_check(result, fmt), nl=False)
     failed = result.count("error") if update else len(result.outcomes) - result.count("pass")
     sys.exit(0 if failed == 0 else 1)
+
+
+@main.command("diff")
+@click.argument("base")
+@click.argument("head", required=False)
+@click.option(
+    "--project", default=".", type=click.Path(file_okay=False), show_default=True, help="The project (in a revision: the same folder)."
+)
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True)
+@click.option("--fail-on-growth", type=click.FloatRange(0), metavar="PCT", help="Exit 1 when a rendered prompt grew more than PCT percent.")
+@click.option("--fail-on-cache-break", is_flag=True, help="Exit 1 when a role's cacheable prefix changed.")
+@handled
+def diff_cmd(base: str, head: str | None, project: str, fmt: str, fail_on_growth: float | None, fail_on_cache_break: bool) -> None:
+    """What a change did to the rendered prompts, from BASE to HEAD (git revisions or folders;
+    HEAD omitted: the working tree). The working tree is never modified."""
+    from ..review.diff import diff, policy_failures
+    from ..review.diffreport import format_diff
+
+    result = diff(base, head, project=project)
+    click.echo(format_diff(result, fmt), nl=False)
+    failures = policy_failures(result, fail_on_growth=fail_on_growth, fail_on_cache_break=fail_on_cache_break)
+    for line in failures:
+        click.echo(f"promptmill: policy: {line}", err=True)
+    sys.exit(1 if failures or result.errors else 0)
 
 
 def _runtime(project: str, build: str | None) -> Runtime:

@@ -40,6 +40,7 @@ CODES: dict[str, Code] = {
         "error",
         "`promptmill port-format`: the str.format template has a field with no template counterpart, or is malformed",
     ),
+    "PM016": Code("revision-unknown", "error", "`promptmill diff`: BASE or HEAD is neither a folder nor a git revision that can be read"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),

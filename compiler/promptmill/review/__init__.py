@@ -5,3 +5,4 @@ Nothing is imported here, so the CLI can name the formats without loading the co
 """
 
 TEST_FORMATS = ("text", "json", "github", "junit")  # `promptmill test --format`
+DIFF_FORMATS = ("markdown", "json", "text")  # `promptmill diff --format`

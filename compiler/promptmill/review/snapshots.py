@@ -48,6 +48,7 @@ class Case:
     file: str  # the snapshot file, relative to the project root
     text: str | None
     error: PromptmillError | None = None
+    requests: tuple[PromptRequest, ...] = field(default=(), repr=False, compare=False)  # one per wire
 
     @property
     def name(self) -> str:
@@ -128,7 +129,7 @@ def _case(runtime: Runtime, root: Path, role: str, state_file: str, file: str) -
         requests = [runtime.render(role, state, provider=wire) for wire in wires_of(runtime, role)]
     except PromptmillError as exc:
         return Case(role, state_file, file, None, exc)
-    return Case(role, state_file, file, snapshot_text(role, state_file, requests))
+    return Case(role, state_file, file, snapshot_text(role, state_file, requests), requests=tuple(requests))
 
 
 def snapshot_text(role: str, state_file: str, requests: list[PromptRequest]) -> str:
@@ -174,11 +175,17 @@ def wire_block(req: PromptRequest) -> list[str]:
         lines.append(f"output contract: {req.output.id} ({req.output.style}), schema sha256 {schema}")
     if req.tools:
         lines.append("tools: " + ", ".join(str(t.get("name")) for t in req.tools))
+    return lines + message_lines(req)
+
+
+def message_lines(req: PromptRequest) -> list[str]:
+    """The messages as sent, a head line each, then their text line by line behind `| `
+    (control and invisible characters shown as escapes)."""
+    lines = []
     for n, m in enumerate(req.messages, 1):
         flags = ", ".join(x for x in ("stable" if m.stable else "", "turn" if m.turn else "") if x)
-        lines.append(
-            f"--- message {n}: {m.role}, {m.tokens} tokens{', ' + flags if flags else ''}; sections {', '.join(m.sections) or '-'}"
-        )
+        head = f"--- message {n}: {m.role}, {m.tokens} tokens{', ' + flags if flags else ''}; sections {', '.join(m.sections) or '-'}"
+        lines.append(head)
         lines += [f"| {visible(line)}".rstrip() for line in m.content.split("\n")]
     return lines
 
