@@ -76,7 +76,7 @@ def test_one_file_per_role_and_state_with_each_wire_and_stable_bytes(project):
     # the role's provider, then text; each with explain()'s rows, the cache prefix and the messages line by line
     assert text.index("=== greet → anthropic") < text.index("=== greet → text")
     assert "  persona  kept" in text and "dropped: nothing" in text
-    assert "--- message 1: system, 7 tokens, stable; sections persona\n| You are a friendly greeter.\n" in text
+    assert "[message 1] system, 7 tokens, stable; sections persona\n| You are a friendly greeter.\n" in text
     assert "| Greet Ada.\n" in text and "| - likes tea" in text
     assert "cache prefix: 7 tokens, sha256 " in text
     plain = (project / "snapshots/plain/plain.txt").read_text(encoding="utf-8")

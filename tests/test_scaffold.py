@@ -246,14 +246,22 @@ def test_ci_diff_step_writes_the_pull_requests_step_summary(scaffolded, tmp_path
         "GIT_CONFIG_NOSYSTEM": "1",
         **{f"GIT_{who}_{what}": value for who in ("AUTHOR", "COMMITTER") for what, value in (("NAME", "t"), ("EMAIL", "t@example.com"))},
     }
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "start"], ["update-ref", "refs/remotes/origin/main", "HEAD"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["commit", "-qm", "start"],
+        ["update-ref", "refs/remotes/origin/main", "HEAD"],
+    ):
         subprocess.run(["git", *args], cwd=scaffolded, env=env, check=True, capture_output=True)
     role = scaffolded / "prompts" / "roles" / "helpdesk.yaml"
     role.write_text(role.read_text().replace("using the help-centre articles", "using only the help-centre articles"))
     subprocess.run(["git", "commit", "-qam", "change"], cwd=scaffolded, env=env, check=True, capture_output=True)
     summary = tmp_path / "summary.md"
     done = subprocess.run(
-        ["bash", "-c", step["run"]], cwd=scaffolded, env={**env, "BASE_REF": "main", "GITHUB_STEP_SUMMARY": str(summary)}, capture_output=True
+        ["bash", "-c", step["run"]],
+        cwd=scaffolded,
+        env={**env, "BASE_REF": "main", "GITHUB_STEP_SUMMARY": str(summary)},
+        capture_output=True,
     )
     assert done.returncode == 0, done.stderr
     text = summary.read_text()

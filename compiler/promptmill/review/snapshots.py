@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -145,12 +146,13 @@ def snapshot_text(role: str, state_file: str, requests: list[PromptRequest]) -> 
 
 def cache_prefix(req: PromptRequest) -> tuple[tuple[str, ...], int, str]:
     """The cacheable prefix: the sections of the leading run of stable messages, their tokens and
-    a digest of their text (empty when the role does not cache)."""
+    a digest of their text and of the native tool declarations, which providers cache ahead of
+    the messages (empty when the role does not cache)."""
     if not req.cache:
         return (), 0, ""
     sections: list[str] = []
     tokens = 0
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(json.dumps(list(req.tools), sort_keys=True, ensure_ascii=False, default=str).encode())
     for m in req.messages:
         if not m.stable:
             break
@@ -184,7 +186,7 @@ def message_lines(req: PromptRequest) -> list[str]:
     lines = []
     for n, m in enumerate(req.messages, 1):
         flags = ", ".join(x for x in ("stable" if m.stable else "", "turn" if m.turn else "") if x)
-        head = f"--- message {n}: {m.role}, {m.tokens} tokens{', ' + flags if flags else ''}; sections {', '.join(m.sections) or '-'}"
+        head = f"[message {n}] {m.role}, {m.tokens} tokens{', ' + flags if flags else ''}; sections {', '.join(m.sections) or '-'}"
         lines.append(head)
         lines += [f"| {visible(line)}".rstrip() for line in m.content.split("\n")]
     return lines
