@@ -156,3 +156,31 @@ def test_a_base_that_is_not_a_revision_is_pm016(repo, tmp_path_factory):
     (outside / "promptmill.yaml").write_text("prompts: .\n", encoding="utf-8")
     with pytest.raises(PromptmillError, match="not inside a git repository"):
         diff("HEAD", project=outside)
+
+
+LISTED = """\
+kind: role
+id: listed
+budget: {max_tokens: 400, reserve: 0}
+inputs: {type: object, properties: {notes: {type: array, items: {type: string}}}}
+sections:
+  - id: body
+    text: Summarise the notes below.
+  - id: notes
+    each: notes
+    as: note
+    template: "- {{ note }}"
+    priority: 10
+"""
+
+
+def test_items_newly_trimmed_are_reported(make_project, tmp_path):
+    notes = "notes:\n" + "".join(f"  - note number {i} about a rather long and winding topic\n" for i in range(12))
+    files = {"promptmill.yaml": "prompts: prompts\n", "prompts/listed.yaml": LISTED, "examples/listed.state.yaml": notes}
+    a = make_project(files, root=tmp_path / "a")
+    b = make_project({**files, "prompts/listed.yaml": LISTED.replace("max_tokens: 400", "max_tokens: 60")}, root=tmp_path / "b")
+    (c,) = diff(str(a), str(b), project=a).changed
+    assert len(c.newly_trimmed) == 1 and c.newly_trimmed[0].startswith("notes (") and c.newly_trimmed[0].endswith(" of 12 items)")
+    assert c.tokens_after < c.tokens_before and c.growth is not None and c.growth < 0
+    assert "Newly trimmed: notes (" in format_diff(diff(str(a), str(b), project=a), "markdown")
+    assert diff(str(b), str(a), project=a).changed[0].newly_trimmed == ()  # back to all items: nothing newly trimmed
