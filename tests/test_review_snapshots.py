@@ -179,6 +179,15 @@ def test_new_and_obsolete_snapshots_and_files_promptmill_did_not_write(project):
     assert (project / "snapshots/greet/greet.dan.txt").read_text(encoding="utf-8") == "mine\n"
 
 
+def test_roles_and_states_that_do_not_pair_are_named(project, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "examples/plain.state.json").rename(project / "examples/plian.state.json")
+    result = run("snapshot")
+    assert result.exit_code == 0
+    assert "roles without an example state (ROLE.state.yaml): plain\n" in result.output
+    assert "example states named after no role (not snapshotted): examples/plian.state.json\n" in result.output
+
+
 def test_the_folder_comes_from_promptmill_yaml(project):
     (project / "promptmill.yaml").write_text("prompts: prompts\nsnapshots: review/rendered\n", encoding="utf-8")
     done = snapshot(project)

@@ -279,6 +279,8 @@ def snapshot(path: str, out: str | None) -> None:
         click.echo(f"  {rel}")
     if result.without_examples:
         click.echo(f"roles without an example state (ROLE.state.yaml): {', '.join(result.without_examples)}")
+    if result.unmatched:
+        click.echo(f"example states named after no role (not snapshotted): {', '.join(result.unmatched)}")
     sys.exit(0 if result.ok else 1)
 
 

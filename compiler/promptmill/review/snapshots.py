@@ -65,6 +65,7 @@ class Rendered:
     cases: tuple[Case, ...]
     without_examples: tuple[str, ...]  # roles no example state is named after
     runtime: Runtime = field(repr=False)
+    unmatched: tuple[str, ...] = ()  # example states named after no role
 
     def shown(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix() if path.resolve().is_relative_to(self.root) else path.as_posix()
@@ -121,7 +122,11 @@ def render_all(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLi
             file = out / role / f"{stem}{SUFFIX}"
             rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
             cases.append(_case(runtime, root, role, state, rel))
-    return Rendered(root, out, tuple(cases), tuple(without), runtime)
+    used = {c.state for c in cases}
+    unmatched = tuple(
+        p for p in examples if p not in used and not any(example_stem(p) == r or example_stem(p).startswith(r + ".") for r in runtime.roles)
+    )
+    return Rendered(root, out, tuple(cases), tuple(without), runtime, unmatched)
 
 
 def _case(runtime: Runtime, root: Path, role: str, state_file: str, file: str) -> Case:
@@ -214,6 +219,7 @@ class SnapshotResult:
     removed: tuple[str, ...]
     errors: tuple[Case, ...]
     without_examples: tuple[str, ...]
+    unmatched: tuple[str, ...] = ()  # example states named after no role
 
     @property
     def ok(self) -> bool:
@@ -289,6 +295,7 @@ def snapshot(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLike
         tuple(sorted(removed)),
         tuple(c for c in rendered.cases if c.error is not None),
         rendered.without_examples,
+        rendered.unmatched,
     )
 
 
