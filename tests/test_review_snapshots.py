@@ -203,3 +203,12 @@ def test_the_shipped_prompts_match_their_committed_snapshots():
     check = check_snapshots(root)
     assert len(check.outcomes) >= 11
     assert check.ok, format_check(check)
+
+
+def test_a_folder_that_cannot_be_written_is_pm014(project, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "snapshots").write_text("a file where the folder goes\n", encoding="utf-8")
+    result = run("snapshot")
+    assert result.exit_code == 1
+    assert result.output == "promptmill: error[PM014]: cannot write the snapshot snapshots/greet/greet.bob.txt: Not a directory\n"
+    assert (project / "snapshots").read_text(encoding="utf-8") == "a file where the folder goes\n"

@@ -34,7 +34,11 @@ CODES: dict[str, Code] = {
         "error",
         "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them",
     ),
-    "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
+    "PM014": Code(
+        "build-unwritable",
+        "error",
+        "the build or snapshots folder cannot be created or written (a file in the way, permissions, disk full)",
+    ),
     "PM015": Code(
         "port-unsupported",
         "error",

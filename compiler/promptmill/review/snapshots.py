@@ -241,7 +241,7 @@ def existing_snapshots(folder: Path) -> dict[Path, str]:
     return found
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str, shown: str) -> None:
     """Write atomically: a temporary file beside it, then a rename; never through a link."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -254,7 +254,7 @@ def _write(path: Path, text: str) -> None:
             os.unlink(tmp)
             raise
     except OSError as exc:
-        raise ConfigError(f"cannot write the snapshot {path}: {exc.strerror or exc}", code="PM014") from None
+        raise ConfigError(f"cannot write the snapshot {shown}: {exc.strerror or exc}", code="PM014") from None
 
 
 def snapshot(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLike[str] | None = None) -> SnapshotResult:
@@ -281,7 +281,7 @@ def snapshot(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLike
                 code="PM010",
                 hint="move it aside or choose `snapshots:`",
             )
-        _write(path, case.text)
+        _write(path, case.text, case.file)
         written.append(case.file)
     removed = []
     for path in old:
