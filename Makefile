@@ -2,7 +2,7 @@
 # Each target runs the tools of the active virtualenv, or of .venv when none is
 # active (`make venv` makes it), so `make check` checks as CI checks.
 #   make venv     the README's set-up: .venv with requirements/dev.lock and promptmill (editable)
-#   make check    compile --check, lint --strict, ruff check, ruff format --check, mypy
+#   make check    compile --check, lint --strict, promptmill test, ruff check, ruff format --check, mypy
 #   make test     the README's test command; one test: make test ARGS='tests/test_fit.py::test_name'
 #   make lowest   the suite at the lowest versions the ranges allow (tools/lowest; ARGS as for test)
 #   make lock     refresh requirements/dev.lock and lowest.lock (tools/lock)
@@ -30,6 +30,7 @@ venv:
 check:
 	promptmill compile --check
 	promptmill lint --strict
+	promptmill test
 	ruff check $(PYTHON_DIRS)
 	ruff format --check $(PYTHON_DIRS)
 	mypy

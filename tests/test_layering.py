@@ -43,6 +43,8 @@ ALLOWED: dict[str, set[str]] = {
     "lints": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose"},
     "compiling": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints"},
     "batch": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires"},
+    # review renders whole projects (snapshots, diffs between revisions) with what compiling gives it
+    "review": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling"},
     "watch": set(),  # runs a callable when files change; knows nothing of promptmill
     "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
     "cli": {
@@ -57,9 +59,10 @@ ALLOWED: dict[str, set[str]] = {
         "compiling",
         "batch",
         "web",
+        "review",
         "watch",
     },
-    "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "watch"},  # __init__.py: the public surface
+    "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "review", "watch"},  # __init__.py: the public surface
 }
 STAGES = set(ALLOWED)
 # what a module outside runtime/wires/ may import from it: the registry, the protocol, the schema forms

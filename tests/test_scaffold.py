@@ -224,20 +224,56 @@ def test_ci_workflow_commands_pass_on_the_compiled_scaffold(scaffolded):
     assert "::error::set the repository variable PROMPTMILL_PIP" in unset.stdout
     assert 'pip install "$PROMPTMILL_PIP"' in script
     commands = promptmill_commands(runs)
-    assert [c[:1] for c in commands] == [["lint"], ["compile"]]
+    assert [c[:1] for c in commands] == [["lint"], ["compile"], ["test"], ["diff"]]
     assert "--check" in commands[1]
-    assert "github" in commands[0]
+    assert "github" in commands[0] and "github" in commands[2]
     assert run("compile").exit_code == 0  # the user compiles and commits build/ once
-    for args in commands:
+    for args in commands[:3]:  # the shipped snapshots/ are what the starter renders
         result = run(*args)
         assert result.exit_code == 0, (args, result.output)
+    checkout = next(step for step in steps if step.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0  # diff reads the base branch's commit
+
+
+def test_ci_diff_step_writes_the_pull_requests_step_summary(scaffolded, tmp_path):
+    workflow = yaml.safe_load((scaffolded / ".github" / "workflows" / "promptmill.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["prompts"]["steps"] if "diff" in s.get("run", "")]
+    assert step["if"] == "github.event_name == 'pull_request'"
+    assert step["env"] == {"BASE_REF": "${{ github.base_ref }}"}  # never expanded into the script itself
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        **{f"GIT_{who}_{what}": value for who in ("AUTHOR", "COMMITTER") for what, value in (("NAME", "t"), ("EMAIL", "t@example.com"))},
+    }
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["commit", "-qm", "start"],
+        ["update-ref", "refs/remotes/origin/main", "HEAD"],
+    ):
+        subprocess.run(["git", *args], cwd=scaffolded, env=env, check=True, capture_output=True)
+    role = scaffolded / "prompts" / "roles" / "helpdesk.yaml"
+    role.write_text(role.read_text().replace("using the help-centre articles", "using only the help-centre articles"))
+    subprocess.run(["git", "commit", "-qam", "change"], cwd=scaffolded, env=env, check=True, capture_output=True)
+    summary = tmp_path / "summary.md"
+    done = subprocess.run(
+        ["bash", "-c", step["run"]],
+        cwd=scaffolded,
+        env={**env, "BASE_REF": "main", "GITHUB_STEP_SUMMARY": str(summary)},
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    text = summary.read_text()
+    assert text.startswith("### promptmill diff: `origin/main` → `HEAD`")
+    assert "+| Answer the customer's question below using only the help-centre articles." in text
 
 
 def test_pre_commit_hooks_pass_and_match_the_shipped_hook_definitions(scaffolded):
     config = yaml.safe_load((scaffolded / ".pre-commit-config.yaml").read_text())
     local = {hook["id"]: hook for hook in config["repos"][0]["hooks"]}
     shipped = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-    assert set(local) == set(shipped) == {"promptmill-lint", "promptmill-compile-check"}
+    assert set(local) == set(shipped) == {"promptmill-lint", "promptmill-compile-check", "promptmill-test"}
     assert run("compile").exit_code == 0
     for hook_id, hook in local.items():
         assert hook["entry"] == shipped[hook_id]["entry"]

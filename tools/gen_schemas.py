@@ -628,6 +628,12 @@ PROJECT = {
         "$schema": s("string", "Schema", "Optional URI of this schema."),
         "prompts": s("string", "Prompts folder", "Folder of the project's templates (default `prompts`).", minLength=1),
         "build": s("string", "Build folder", "Where `promptmill compile` writes bundles (default `build`).", minLength=1),
+        "snapshots": s(
+            "string",
+            "Snapshots folder",
+            "Where `promptmill snapshot` writes the rendered examples `promptmill test` compares (default `snapshots`).",
+            minLength=1,
+        ),
         "tokenizer": s("string", "Default tokenizer", "Tokenizer for roles that name none (default `o200k_base`).", minLength=1),
         "model": s("string", "Default model", "Model for roles that name none.", minLength=1),
         "provider": s(

@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
+    from .review.diff import PromptDiff, diff
+    from .review.diffreport import format_diff
+    from .review.snapshots import SnapshotCheck, check_snapshots, snapshot
+    from .review.testreport import format_check
     from .runtime.engine import Runtime
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
@@ -76,6 +80,14 @@ _LAZY = {
     "event_line": ("cli.preview", "event_line"),
     "Watcher": ("watch", "Watcher"),
     "read_result": ("batch.collect", "read_result"),
+    # reviewing prompt changes
+    "snapshot": ("review.snapshots", "snapshot"),
+    "check_snapshots": ("review.snapshots", "check_snapshots"),
+    "SnapshotCheck": ("review.snapshots", "SnapshotCheck"),
+    "format_check": ("review.testreport", "format_check"),
+    "diff": ("review.diff", "diff"),
+    "PromptDiff": ("review.diff", "PromptDiff"),
+    "format_diff": ("review.diffreport", "format_diff"),
 }
 
 __all__ = [
@@ -115,6 +127,13 @@ __all__ = [
     "event_line",
     "Watcher",
     "read_result",
+    "snapshot",
+    "check_snapshots",
+    "SnapshotCheck",
+    "format_check",
+    "diff",
+    "PromptDiff",
+    "format_diff",
 ]
 
 

@@ -25,6 +25,7 @@ from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.jsontypes import JSON
 from ..core.version import __version__
+from ..review import DIFF_FORMATS, TEST_FORMATS
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
 
@@ -255,6 +256,76 @@ def init(path: str, force: bool) -> None:
         f"promptmill render {ROLE} --state {STATE}",
     ]
     click.echo("next:\n" + "".join(f"  {step}\n" for step in steps), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Snapshots folder (default: `snapshots:` of promptmill.yaml, or ./snapshots)."
+)
+@handled
+def snapshot(path: str, out: str | None) -> None:
+    """Render every role with its example states and write one snapshot file per role and state."""
+    from ..review.snapshots import snapshot as run_snapshot
+
+    result = run_snapshot(path, folder=out)
+    for case in result.errors:
+        assert case.error is not None
+        click.echo(f"{case.state}: error[{case.error.code}] role {case.role}: {case.error.message}", err=True)
+    click.echo(
+        f"{_count(len(result.written), 'snapshot')} written, {len(result.unchanged)} unchanged, {len(result.removed)} removed, "
+        f"{len(result.errors)} failed -> {_shown(result.folder)}/"
+    )
+    for rel in result.written:
+        click.echo(f"  {rel}")
+    if result.without_examples:
+        click.echo(f"roles without an example state (ROLE.state.yaml): {', '.join(result.without_examples)}")
+    if result.unmatched:
+        click.echo(f"example states named after no role (not snapshotted): {', '.join(result.unmatched)}")
+    sys.exit(0 if result.ok else 1)
+
+
+@main.command("test")
+@click.argument("path", default=".", type=click.Path())
+@click.option("--update", is_flag=True, help="Rewrite the snapshots to match, then report what changed.")
+@click.option("--format", "fmt", type=click.Choice(TEST_FORMATS), default="text", show_default=True)
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Snapshots folder (default: `snapshots:` of promptmill.yaml, or ./snapshots)."
+)
+@handled
+def test_cmd(path: str, update: bool, fmt: str, out: str | None) -> None:
+    """Render every role with its example states again and compare with the snapshots (calls no model)."""
+    from ..review.snapshots import check_snapshots
+    from ..review.testreport import format_check
+
+    result = check_snapshots(path, folder=out, update=update)
+    click.echo(format_check(result, fmt), nl=False)
+    failed = result.count("error") if update else len(result.outcomes) - result.count("pass")
+    sys.exit(0 if failed == 0 else 1)
+
+
+@main.command("diff")
+@click.argument("base")
+@click.argument("head", required=False)
+@click.option(
+    "--project", default=".", type=click.Path(file_okay=False), show_default=True, help="The project (in a revision: the same folder)."
+)
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True)
+@click.option("--fail-on-growth", type=click.FloatRange(0), metavar="PCT", help="Exit 1 when a rendered prompt grew more than PCT percent.")
+@click.option("--fail-on-cache-break", is_flag=True, help="Exit 1 when a role's cacheable prefix changed.")
+@handled
+def diff_cmd(base: str, head: str | None, project: str, fmt: str, fail_on_growth: float | None, fail_on_cache_break: bool) -> None:
+    """What a change did to the rendered prompts, from BASE to HEAD (git revisions or folders;
+    HEAD omitted: the working tree). The working tree is never modified."""
+    from ..review.diff import diff, policy_failures
+    from ..review.diffreport import format_diff
+
+    result = diff(base, head, project=project)
+    click.echo(format_diff(result, fmt), nl=False)
+    failures = policy_failures(result, fail_on_growth=fail_on_growth, fail_on_cache_break=fail_on_cache_break)
+    for line in failures:
+        click.echo(f"promptmill: policy: {line}", err=True)
+    sys.exit(1 if failures or result.errors else 0)
 
 
 def _runtime(project: str, build: str | None) -> Runtime:

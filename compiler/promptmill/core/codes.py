@@ -34,12 +34,17 @@ CODES: dict[str, Code] = {
         "error",
         "`promptmill init` or `schema --write` would overwrite existing files (without --force), or cannot write them",
     ),
-    "PM014": Code("build-unwritable", "error", "the build folder cannot be created or written (a file in the way, permissions, disk full)"),
+    "PM014": Code(
+        "build-unwritable",
+        "error",
+        "the build or snapshots folder cannot be created or written (a file in the way, permissions, disk full)",
+    ),
     "PM015": Code(
         "port-unsupported",
         "error",
         "`promptmill port-format`: the str.format template has a field with no template counterpart, or is malformed",
     ),
+    "PM016": Code("revision-unknown", "error", "`promptmill diff`: BASE or HEAD is neither a folder nor a git revision that can be read"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),

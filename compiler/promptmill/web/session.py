@@ -34,13 +34,10 @@ from ..runtime.engine import Runtime
 from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.request import PromptRequest
 from ..runtime.wires import WIRE_NAMES
+from ..source.examples import MAX_EXAMPLES, find_examples
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_bounded, read_state, read_state_stream
 
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
-STATE_SUFFIXES = (".state.yaml", ".state.yml", ".state.json")
-_SKIP_DIRS = {"node_modules", "__pycache__", "site-packages"}
-_MAX_EXAMPLES = 200
-_MAX_DEPTH = 4
 _POSITION = re.compile(r"^(?P<name>[^:\n]*):(?P<line>\d+):(?P<col>\d+): ")
 
 
@@ -204,40 +201,14 @@ class Session:
             paths.append(self.state_file)
         return paths
 
-    def _inside(self, path: Path) -> bool:
-        """Is the file `path` names, links followed, inside the project?"""
-        return Path(os.path.realpath(path)).is_relative_to(self.root)
-
     def examples(self) -> list[str]:
-        """Example state files (`*.state.yaml|yml|json`) under the project, relative, sorted.
-
-        Hidden folders, the build folder and virtualenvs are skipped, and so is
-        a link to a file outside the project (only what the project holds is
-        served); the `--state` file, the user's own choice, is listed wherever it is.
-        """
-        found: set[str] = set()
+        """Example state files (`*.state.yaml|yml|json`) under the project, relative, sorted
+        (`source/examples.py` finds them); the `--state` file, the user's own choice, is listed wherever it is."""
         project = self.workspace.project
-        build = project.build_dir.resolve() if project is not None else None
-        for folder, dirs, files in os.walk(self.root):
-            here = Path(folder)
-            depth = len(here.relative_to(self.root).parts)
-            dirs[:] = sorted(
-                d
-                for d in dirs
-                if not d.startswith(".")
-                and d not in _SKIP_DIRS
-                and depth < _MAX_DEPTH
-                and (here / d).resolve() != build
-                and not (here / d / "pyvenv.cfg").exists()
-            )
-            for name in files:
-                if name.lower().endswith(STATE_SUFFIXES) and self._inside(here / name):
-                    found.add((here / name).relative_to(self.root).as_posix())
-            if len(found) >= _MAX_EXAMPLES:
-                break
+        found = find_examples(self.root, skip=[project.build_dir] if project is not None else [])
         if self.state_file is not None:
-            found.add(self.shown(self.state_file))
-        return sorted(found)[:_MAX_EXAMPLES]
+            found = sorted({*found, self.shown(self.state_file)})
+        return found[:MAX_EXAMPLES]
 
     def read_example(self, name: str) -> dict[str, Any]:
         """The text of a listed example state file (nothing else is served)."""
