@@ -45,6 +45,8 @@ ALLOWED: dict[str, set[str]] = {
     "batch": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires"},
     "watch": set(),  # runs a callable when files change; knows nothing of promptmill
     "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
+    # the language server (the only importer of pygls): lints with compiling/'s Workspace, never a copy of it
+    "lsp": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
     "cli": {
         "core",
         "runtime",
@@ -57,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
         "compiling",
         "batch",
         "web",
+        "lsp",
         "watch",
     },
     "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "watch"},  # __init__.py: the public surface

@@ -1,0 +1,84 @@
+"""The language server: pygls' `LanguageServer` and thin handlers; the work is in `features/`."""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ..core.version import __version__
+from .documents import Overlay
+from .features.diagnostics import Checker
+
+DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
+
+
+class PromptmillServer(LanguageServer):
+    """Holds the open buffers and the one `Checker`; lints run one at a time in a worker thread,
+    so requests are answered while a lint runs, and a lint overtaken by an edit publishes nothing."""
+
+    def __init__(self) -> None:
+        super().__init__("promptmill", __version__)
+        self.overlay = Overlay()
+        self._checker: Checker | None = None
+        self._lint_lock: asyncio.Lock | None = None
+        self._waiting: asyncio.Task[None] | None = None
+
+    @property
+    def checker(self) -> Checker:
+        if self._checker is None:
+            root = self.workspace.root_path if self.workspace is not None else None
+            self._checker = Checker(Path(root or "."))
+        return self._checker
+
+    def schedule_check(self, delay: float) -> None:
+        """Lint after `delay`; a later call before the delay is over replaces this one (debounce)."""
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.cancel()
+        self._waiting = asyncio.get_running_loop().create_task(self._check_after(delay))
+
+    async def _check_after(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._waiting = None  # from here on, not cancelled: a newer edit schedules a check of its own
+        if self._lint_lock is None:
+            self._lint_lock = asyncio.Lock()
+        async with self._lint_lock:
+            generation = self.overlay.generation
+            try:
+                found = await asyncio.to_thread(self.checker.lint, self.overlay.snapshot())
+            except Exception:  # a bug in promptmill: say so, keep serving
+                self.window_log_message(types.LogMessageParams(types.MessageType.Error, traceback.format_exc()))
+                return
+            if generation != self.overlay.generation:
+                return  # overtaken by an edit whose own check publishes
+            for uri, diagnostics in self.checker.to_publish(found).items():
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+
+def build_server() -> PromptmillServer:
+    server = PromptmillServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: PromptmillServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.overlay.put(params.text_document.uri, params.text_document.text)
+        ls.schedule_check(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: PromptmillServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.overlay.put(params.text_document.uri, ls.workspace.get_text_document(params.text_document.uri).source)
+        ls.schedule_check(DEBOUNCE_SECONDS)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: PromptmillServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.overlay.put(params.text_document.uri, ls.workspace.get_text_document(params.text_document.uri).source)
+        ls.schedule_check(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(ls: PromptmillServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.overlay.drop(params.text_document.uri)  # the file on disk counts again
+        ls.schedule_check(0)
+
+    return server

@@ -1,0 +1,200 @@
+"""`promptmill lsp` end to end: the real server started over stdio by pytest-lsp's client, as an editor starts it.
+
+Each test opens buffers, edits them without saving, and waits for what the server publishes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytest_lsp", reason="the language server tests need the dev extra (pytest-lsp)")
+
+from lsprotocol import types  # noqa: E402
+from pygls.exceptions import JsonRpcMethodNotFound  # noqa: E402
+from pytest_lsp import client_capabilities, make_test_lsp_client  # noqa: E402
+
+ROLE = "kind: role\nid: r\ncontext:\n  system: [greet]\nsections:\n  - id: a\n    text: Answer.\n"
+FRAGMENT = "kind: fragment\nid: greet\ntext: Hello there.\n"
+TIMEOUT = 30.0
+
+
+class Session:
+    """One server process and its client; `published[uri]` is the last list the server sent for it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client = make_test_lsp_client()
+        self.versions: dict[str, int] = {}
+
+    async def start(self) -> Session:
+        await self.client.start_io(sys.executable, "-m", "promptmill.cli", "lsp", "--stdio", cwd=str(self.root))
+        await self.client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("neovim"),
+                root_uri=self.root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="p")],
+            )
+        )
+        return self
+
+    async def stop(self) -> None:
+        await self.client.shutdown_session()
+
+    def uri(self, rel: str) -> str:
+        return (self.root / rel).resolve().as_uri()
+
+    def open(self, rel: str, text: str | None = None) -> str:
+        uri = self.uri(rel) if not rel.startswith("/") else Path(rel).as_uri()
+        text = text if text is not None else Path(uri.removeprefix("file://")).read_text(encoding="utf-8")
+        self.versions[uri] = 1
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, text)))
+        return uri
+
+    def change(self, uri: str, text: str) -> None:
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=self.versions[uri], uri=uri),
+                [types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    async def until(self, check, what: str) -> None:
+        """Wait until `check(client.diagnostics)` holds (the server publishes asynchronously)."""
+        deadline = time.monotonic() + TIMEOUT
+        while not check(self.client.diagnostics):
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} within {TIMEOUT}s; last published: {self.client.diagnostics}")
+            await asyncio.sleep(0.02)
+
+    async def answers(self) -> None:
+        """The server still answers a request: one it does not offer gets its "method not found" reply."""
+        with pytest.raises(JsonRpcMethodNotFound):
+            await asyncio.wait_for(
+                self.client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(types.TextDocumentIdentifier(self.uri("x.yaml")))
+                ),
+                TIMEOUT,
+            )
+
+
+def codes(diags, uri: str) -> list[str]:
+    return [d.code for d in diags.get(uri, [])]
+
+
+def cleared(diags, uri: str) -> bool:
+    """The server published an empty list for `uri` last (it had published some before)."""
+    return uri in diags and len(diags[uri]) == 0
+
+
+def run(root: Path, body) -> None:
+    async def main() -> None:
+        session = await Session(root).start()
+        try:
+            await body(session)
+        finally:
+            await session.stop()
+
+    asyncio.run(main())
+
+
+@pytest.fixture
+def project(make_project) -> Path:
+    return make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": ROLE, "prompts/f.yaml": FRAGMENT}).resolve()
+
+
+def test_open_a_broken_buffer_then_fix_it_unsaved(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[greeet]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "PM302 for the unknown fragment")
+        diag = s.client.diagnostics[uri][0]
+        assert (diag.range.start.line, diag.range.start.character) == (3, 11)
+        assert diag.severity == types.DiagnosticSeverity.Error and diag.source == "promptmill"
+        assert "did you mean 'greet'?" in diag.message
+        s.change(uri, ROLE)
+        await s.until(lambda d: cleared(d, uri), "the diagnostics cleared after the fix")
+        assert (project / "prompts/r.yaml").read_text(encoding="utf-8") == ROLE  # nothing written
+
+    run(project, body)
+
+
+def test_a_fragment_edit_rechecks_the_role_that_uses_it(project):
+    async def body(s: Session) -> None:
+        frag = s.open("prompts/f.yaml")
+        role = s.uri("prompts/r.yaml")  # not open: its diagnostics come from the file on disk
+        s.change(frag, FRAGMENT.replace("id: greet", "id: greeting"))
+        await s.until(lambda d: codes(d, role) == ["PM302"], "PM302 on the role after its fragment was renamed")
+        s.change(frag, FRAGMENT)
+        await s.until(lambda d: cleared(d, role), "the role cleared after the rename was undone")
+
+    run(project, body)
+
+
+def test_a_file_that_is_not_yaml_is_reported_and_the_server_recovers(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml", "kind: fragment\nid: [greet\n")
+        await s.until(lambda d: codes(d, uri)[:1] == ["PM101"] or bool(codes(d, uri)), "a YAML diagnostic")
+        assert s.client.diagnostics[uri][0].code.startswith("PM1")
+        await s.answers()
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared after the fix")
+
+    run(project, body)
+
+
+def test_a_huge_buffer_is_refused_and_the_server_recovers(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml")
+        s.change(uri, FRAGMENT + "# " + "x" * 2_000_000 + "\n")
+        await s.until(lambda d: codes(d, uri) == ["PM105"], "PM105 for a buffer over the size limit")
+        await s.answers()
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared after the fix")
+
+    run(project, body)
+
+
+def test_a_binary_buffer_is_reported_and_the_server_recovers(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml")
+        s.change(uri, "\x00\x01\x02PNG\x00" * 100)
+        await s.until(lambda d: bool(codes(d, uri)) and all(c.startswith("PM1") for c in codes(d, uri)), "a text diagnostic")
+        await s.answers()
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared after the fix")
+
+    run(project, body)
+
+
+def test_a_file_outside_the_project_is_ignored(project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "stray.yaml"
+    outside.write_text("kind: role\nid: [\n", encoding="utf-8")
+
+    async def body(s: Session) -> None:
+        stray = s.open(str(outside))
+        s.change(stray, "not: [yaml\n")
+        role = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, role) == ["PM302"], "the project still checked")
+        assert stray not in s.client.diagnostics
+        await s.answers()
+
+    run(project, body)
+
+
+def test_edits_faster_than_lint_leave_only_the_last_state(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "PM302 before the burst")
+        for i in range(60):  # each a broken id, sent without waiting
+            s.change(uri, ROLE.replace("[greet]", f"[greet{i}]"))
+        s.change(uri, ROLE)
+        await s.until(lambda d: cleared(d, uri), "the final, clean state")
+        await asyncio.sleep(1.0)  # nothing stale arrives after it
+        assert cleared(s.client.diagnostics, uri)
+        await s.answers()
+
+    run(project, body)
