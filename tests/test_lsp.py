@@ -198,3 +198,40 @@ def test_edits_faster_than_lint_leave_only_the_last_state(project):
         await s.answers()
 
     run(project, body)
+
+
+def test_go_to_definition_of_a_fragment_id(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "the first lint")  # the index exists from here on
+        s.change(uri, ROLE)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+        found = await s.client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(line=3, character=13))
+        )
+        assert [(loc.uri, loc.range.start.line, loc.range.start.character) for loc in found] == [(s.uri("prompts/f.yaml"), 1, 4)]
+        nothing = await s.client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(line=5, character=10))  # `a`: no template's id
+        )
+        assert nothing == []
+
+    run(project, body)
+
+
+def test_a_did_you_mean_hint_is_a_quick_fix(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[greeet]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "PM302")
+        actions = await s.client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri),
+                s.client.diagnostics[uri][0].range,
+                types.CodeActionContext(diagnostics=list(s.client.diagnostics[uri])),
+            )
+        )
+        [action] = actions
+        assert action.title == "Replace with 'greet'" and action.kind == types.CodeActionKind.QuickFix
+        [edit] = action.edit.changes[uri]
+        assert (edit.range.start.line, edit.range.start.character, edit.range.end.character, edit.new_text) == (3, 11, 17, "greet")
+
+    run(project, body)

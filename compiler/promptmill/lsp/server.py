@@ -11,6 +11,8 @@ from pygls.lsp.server import LanguageServer
 
 from ..core.version import __version__
 from .documents import Overlay
+from .features.code_actions import quick_fixes
+from .features.definition import definition
 from .features.diagnostics import Checker
 
 DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
@@ -80,5 +82,16 @@ def build_server() -> PromptmillServer:
     async def did_close(ls: PromptmillServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.overlay.drop(params.text_document.uri)  # the file on disk counts again
         ls.schedule_check(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def goto_definition(ls: PromptmillServer, params: types.DefinitionParams) -> list[types.Location]:
+        loaded = ls.checker.workspace.loaded
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        return definition(loaded.index if loaded else None, text, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_actions(ls: PromptmillServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        return quick_fixes(params.text_document.uri, text, list(params.context.diagnostics))
 
     return server
