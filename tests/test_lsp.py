@@ -235,3 +235,55 @@ def test_a_did_you_mean_hint_is_a_quick_fix(project):
         assert (edit.range.start.line, edit.range.start.character, edit.range.end.character, edit.new_text) == (3, 11, 17, "greet")
 
     run(project, body)
+
+
+async def _linted(s: Session) -> str:
+    """Open the role broken, then fixed: the server has an index from here on. Returns the role's URI."""
+    uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+    await s.until(lambda d: codes(d, uri) == ["PM302"], "the first lint")
+    s.change(uri, ROLE)
+    await s.until(lambda d: cleared(d, uri), "the fix")
+    return uri
+
+
+def test_hover_on_an_id_says_where_it_resolves(project):
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        got = await s.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=3, character=12))
+        )
+        assert got.contents.value == "fragment `greet` resolves to project `prompts/f.yaml:2:5`"
+        assert (got.range.start.character, got.range.end.character) == (11, 16)
+
+    run(project, body)
+
+
+def test_references_and_rename_of_a_fragment_id(make_project):
+    user = ROLE.replace("id: r\n", "id: r2\n").replace(
+        "    text: Answer.\n", "    text: greet them, then answer.\n"
+    )  # prose is no reference
+    root = make_project(
+        {"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": ROLE, "prompts/r2.yaml": user, "prompts/f.yaml": FRAGMENT}
+    ).resolve()
+
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        where = types.Position(line=3, character=12)
+        refs = await s.client.text_document_references_async(
+            types.ReferenceParams(
+                context=types.ReferenceContext(include_declaration=True), text_document=types.TextDocumentIdentifier(uri), position=where
+            )
+        )
+        assert sorted((loc.uri, loc.range.start.line, loc.range.start.character) for loc in refs) == sorted(
+            [(s.uri("prompts/f.yaml"), 1, 4), (uri, 3, 11), (s.uri("prompts/r2.yaml"), 3, 11)]
+        )
+        edit = await s.client.text_document_rename_async(
+            types.RenameParams(text_document=types.TextDocumentIdentifier(uri), position=where, new_name="salute")
+        )
+        assert {u: [(e.range.start.line, e.range.start.character, e.new_text) for e in edits] for u, edits in edit.changes.items()} == {
+            s.uri("prompts/f.yaml"): [(1, 4, "salute")],
+            uri: [(3, 11, "salute")],
+            s.uri("prompts/r2.yaml"): [(3, 11, "salute")],
+        }
+
+    run(root, body)

@@ -9,11 +9,14 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from ..compose.index import Index
 from ..core.version import __version__
 from .documents import Overlay
 from .features.code_actions import quick_fixes
 from .features.definition import definition
 from .features.diagnostics import Checker
+from .features.hover import hover
+from .features.references import references, rename
 
 DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
 
@@ -35,6 +38,24 @@ class PromptmillServer(LanguageServer):
             root = self.workspace.root_path if self.workspace is not None else None
             self._checker = Checker(Path(root or "."))
         return self._checker
+
+    def index(self) -> Index | None:
+        """The id index of the last lint (None before the first)."""
+        loaded = self.checker.workspace.loaded
+        return loaded.index if loaded is not None else None
+
+    def text(self, uri: str) -> str:
+        return self.workspace.get_text_document(uri).source
+
+    def read(self, path: Path) -> str | None:
+        """A file's text: the open buffer's, else the disk's (None when unreadable)."""
+        text = self.overlay.text(path.resolve())
+        if text is not None:
+            return text
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def schedule_check(self, delay: float) -> None:
         """Lint after `delay`; a later call before the delay is over replaces this one (debounce)."""
@@ -85,9 +106,19 @@ def build_server() -> PromptmillServer:
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def goto_definition(ls: PromptmillServer, params: types.DefinitionParams) -> list[types.Location]:
-        loaded = ls.checker.workspace.loaded
-        text = ls.workspace.get_text_document(params.text_document.uri).source
-        return definition(loaded.index if loaded else None, text, params.position)
+        return definition(ls.index(), ls.text(params.text_document.uri), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: PromptmillServer, params: types.HoverParams) -> types.Hover | None:
+        return hover(ls.index(), ls.text(params.text_document.uri), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: PromptmillServer, params: types.ReferenceParams) -> list[types.Location]:
+        return references(ls.index(), ls.text(params.text_document.uri), params.position, ls.read)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename_id(ls: PromptmillServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        return rename(ls.index(), ls.text(params.text_document.uri), params.position, params.new_name, ls.read)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_actions(ls: PromptmillServer, params: types.CodeActionParams) -> list[types.CodeAction]:
