@@ -287,3 +287,17 @@ def test_references_and_rename_of_a_fragment_id(make_project):
         }
 
     run(root, body)
+
+
+def test_completion_offers_fragment_ids_in_a_context_list(project):
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        s.change(uri, ROLE.replace("[greet]", "[gr"))
+        got = await s.client.text_document_completion_async(
+            types.CompletionParams(text_document=types.TextDocumentIdentifier(uri), position=types.Position(line=3, character=13))
+        )
+        items = got.items if isinstance(got, types.CompletionList) else got
+        labels = [item.label for item in items]
+        assert "greet" in labels and "r" not in labels  # fragments only: the role's id is no candidate
+
+    run(project, body)

@@ -13,6 +13,7 @@ from ..compose.index import Index
 from ..core.version import __version__
 from .documents import Overlay
 from .features.code_actions import quick_fixes
+from .features.completion import complete_ids
 from .features.definition import definition
 from .features.diagnostics import Checker
 from .features.hover import hover
@@ -119,6 +120,10 @@ def build_server() -> PromptmillServer:
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     def rename_id(ls: PromptmillServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         return rename(ls.index(), ls.text(params.text_document.uri), params.position, params.new_name, ls.read)
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", ",", " "]))
+    def completion(ls: PromptmillServer, params: types.CompletionParams) -> list[types.CompletionItem]:
+        return complete_ids(ls.index(), ls.text(params.text_document.uri), params.position)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_actions(ls: PromptmillServer, params: types.CodeActionParams) -> list[types.CodeAction]:
