@@ -301,3 +301,36 @@ def test_completion_offers_fragment_ids_in_a_context_list(project):
         assert "greet" in labels and "r" not in labels  # fragments only: the role's id is no candidate
 
     run(project, body)
+
+
+def test_completion_of_state_paths_inside_a_jinja_expression(make_project):
+    role = (
+        "kind: role\nid: r\n"
+        "inputs:\n  type: object\n  properties:\n    task_state:\n      type: object\n"
+        "      properties: {goal: {type: string, description: What to reach}, steps: {type: array}}\n"
+        'sections:\n  - id: a\n    template: "Goal: {{ task_state.goal }}"\n'
+    )
+    root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": role}).resolve()
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", role.replace("[]", "").replace("task_state.goal", "nope"))
+        await s.until(lambda d: bool(codes(d, uri)), "the first lint (an undeclared variable)")
+        s.change(uri, role)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+        typing = role.replace('"Goal: {{ task_state.goal }}"', '"Goal: {{ task_state.')  # mid-typing: the template is broken
+        s.change(uri, typing)
+        line = typing.splitlines().index('    template: "Goal: {{ task_state.')
+
+        async def labels(character: int) -> list[str]:
+            got = await s.client.text_document_completion_async(
+                types.CompletionParams(
+                    text_document=types.TextDocumentIdentifier(uri), position=types.Position(line=line, character=character)
+                )
+            )
+            return [item.label for item in (got.items if isinstance(got, types.CompletionList) else got or [])]
+
+        assert await labels(len('    template: "Goal: {{ task_state.')) == ["goal", "steps"]
+        assert await labels(len('    template: "Goal: {{ ')) == ["task_state"]
+        assert await labels(len('    template: "Go')) == []  # outside an expression
+
+    run(root, body)

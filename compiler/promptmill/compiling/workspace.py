@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
+from ..runtime.bundle import RoleBundle
 from ..runtime.engine import Runtime
 from ..source.project import Project
 from .api import DocEntry, DocKey, Loaded, RoleMemo, abstract_roles, compile_bundles, load_project
@@ -41,6 +42,7 @@ class Workspace:
         self.recompiled: tuple[str, ...] = ()
         self.project: Project | None = None
         self.loaded: Loaded | None = None  # the last refresh's templates and index
+        self.bundles: dict[str, RoleBundle] = {}  # the last refresh's roles that compiled, errors elsewhere or not
 
     def source_paths(self) -> list[Path]:
         """What an edit to the templates touches, for a watcher: the project's own template
@@ -65,6 +67,7 @@ class Workspace:
         bundles, _, diags = compile_bundles(loaded, memo=self._roles)
         self.project = loaded.project
         self.loaded = loaded
+        self.bundles = {rid: entry.bundle for rid, entry in self._roles.items() if entry.bundle is not None}
         self.reparsed = tuple(sorted(self._docs[key].source for key in set(self._docs) - before_docs))
         self.removed = tuple(sorted(before_sources - {entry.source for entry in self._docs.values()}))
         self.recompiled = tuple(sorted(rid for rid, entry in self._roles.items() if before_roles.get(rid) != entry.key))

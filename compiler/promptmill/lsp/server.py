@@ -5,19 +5,22 @@ from __future__ import annotations
 import asyncio
 import traceback
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ..compose.index import Index
 from ..core.version import __version__
-from .documents import Overlay
+from .convert import file_path
+from .documents import Overlay, path_of
 from .features.code_actions import quick_fixes
 from .features.completion import complete_ids
 from .features.definition import definition
 from .features.diagnostics import Checker
 from .features.hover import hover
 from .features.references import references, rename
+from .features.statepaths import complete_state_paths
 
 DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
 
@@ -44,6 +47,16 @@ class PromptmillServer(LanguageServer):
         """The id index of the last lint (None before the first)."""
         loaded = self.checker.workspace.loaded
         return loaded.index if loaded is not None else None
+
+    def inputs(self, uri: str) -> dict[str, Any] | None:
+        """The inputs schema of the role defined in `uri`'s file, as its last good compile merged it along extends."""
+        index, path = self.index(), path_of(uri)
+        if index is None or path is None:
+            return None
+        for (kind, tid), template in index.templates.items():
+            if kind == "role" and file_path(template.pos("id").file).resolve() == path:
+                return self.checker.inputs.get(tid)
+        return None
 
     def text(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
@@ -121,9 +134,12 @@ def build_server() -> PromptmillServer:
     def rename_id(ls: PromptmillServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         return rename(ls.index(), ls.text(params.text_document.uri), params.position, params.new_name, ls.read)
 
-    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", ",", " "]))
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", ",", " ", "."]))
     def completion(ls: PromptmillServer, params: types.CompletionParams) -> list[types.CompletionItem]:
-        return complete_ids(ls.index(), ls.text(params.text_document.uri), params.position)
+        text = ls.text(params.text_document.uri)
+        return complete_ids(ls.index(), text, params.position) or complete_state_paths(
+            ls.inputs(params.text_document.uri), text, params.position
+        )
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_actions(ls: PromptmillServer, params: types.CodeActionParams) -> list[types.CodeAction]:

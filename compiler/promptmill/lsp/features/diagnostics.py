@@ -19,10 +19,12 @@ class Checker:
     def __init__(self, root: Path) -> None:
         self.workspace = Workspace(root)
         self._published: set[str] = set()
+        self.inputs: dict[str, dict] = {}  # role id -> its merged inputs schema, the last that compiled (kept while an edit breaks it)
 
     def lint(self, overlay: dict[Path, bytes]) -> dict[str, list[types.Diagnostic]]:
         """URI -> diagnostics of every file that has some (files named but absent are left out)."""
         _, diags = self.workspace.refresh(overlay)
+        self.inputs.update({rid: bundle.inputs for rid, bundle in self.workspace.bundles.items()})
         by_uri: dict[str, list[types.Diagnostic]] = defaultdict(list)
         for diag in diags:
             path = file_path(diag.file)
