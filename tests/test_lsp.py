@@ -5,6 +5,7 @@ Each test opens buffers, edits them without saving, and waits for what the serve
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import time
 from pathlib import Path
@@ -332,5 +333,37 @@ def test_completion_of_state_paths_inside_a_jinja_expression(make_project):
         assert await labels(len('    template: "Goal: {{ task_state.')) == ["goal", "steps"]
         assert await labels(len('    template: "Goal: {{ ')) == ["task_state"]
         assert await labels(len('    template: "Go')) == []  # outside an expression
+
+    run(root, body)
+
+
+def test_hover_on_a_section_shows_tokens_share_and_text(make_project):
+    role = (
+        "kind: role\nid: r\nbudget: {max_tokens: 1000, reserve: 100}\n"
+        "inputs:\n  type: object\n  properties: {goal: {type: string}}\n"
+        'sections:\n  - id: who\n    text: You help with code.\n  - id: task\n    template: "Goal: {{ goal }}"\n'
+    )
+    root = make_project(
+        {"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": role, "examples/r.state.yaml": "goal: ship the release\n"}
+    ).resolve()
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", role.replace("{{ goal }}", "{{ gaol }}"))
+        await s.until(lambda d: bool(codes(d, uri)), "the first lint")
+        s.change(uri, role)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+
+        async def shown(line: int) -> str:
+            got = await s.client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=line, character=10))
+            )
+            return got.contents.value if got is not None else ""
+
+        lines = role.splitlines()
+        static, dynamic = await shown(lines.index("  - id: who")), await shown(lines.index("  - id: task"))
+        assert static.startswith("section `who` (static, ") and "static: " in static and "You help with code." in static
+        assert "with `examples/r.state.yaml`: kept, " in dynamic and "Goal: ship the release" in dynamic
+        tokens, budget = re.search(r"kept, (\d+) of (\d+) tokens", dynamic).groups()
+        assert int(tokens) > 0 and int(budget) == 900
 
     run(root, body)

@@ -20,6 +20,7 @@ from .features.definition import definition
 from .features.diagnostics import Checker
 from .features.hover import hover
 from .features.references import references, rename
+from .features.sections import section_hover
 from .features.statepaths import complete_state_paths
 
 DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
@@ -48,15 +49,24 @@ class PromptmillServer(LanguageServer):
         loaded = self.checker.workspace.loaded
         return loaded.index if loaded is not None else None
 
-    def inputs(self, uri: str) -> dict[str, Any] | None:
-        """The inputs schema of the role defined in `uri`'s file, as its last good compile merged it along extends."""
+    def role_of(self, uri: str) -> str | None:
+        """The id of the role defined in `uri`'s file (None when it defines none)."""
         index, path = self.index(), path_of(uri)
         if index is None or path is None:
             return None
         for (kind, tid), template in index.templates.items():
             if kind == "role" and file_path(template.pos("id").file).resolve() == path:
-                return self.checker.inputs.get(tid)
+                return tid
         return None
+
+    def inputs(self, uri: str) -> dict[str, Any] | None:
+        """The inputs schema of the role defined in `uri`'s file, as its last good compile merged it along extends."""
+        role = self.role_of(uri)
+        return self.checker.inputs.get(role) if role is not None else None
+
+    def root(self) -> Path:
+        project = self.checker.workspace.project
+        return project.root if project is not None else self.checker.workspace.path
 
     def text(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
@@ -124,7 +134,9 @@ def build_server() -> PromptmillServer:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: PromptmillServer, params: types.HoverParams) -> types.Hover | None:
-        return hover(ls.index(), ls.text(params.text_document.uri), params.position)
+        uri, text = params.text_document.uri, ls.text(params.text_document.uri)
+        bundles = ls.checker.workspace.bundles
+        return section_hover(bundles, ls.role_of(uri), ls.root(), text, params.position) or hover(ls.index(), text, params.position)
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     def find_references(ls: PromptmillServer, params: types.ReferenceParams) -> list[types.Location]:
