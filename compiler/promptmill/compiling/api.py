@@ -112,7 +112,11 @@ def _load_one(
     """Load, schema-check and model one file, reusing `cache` when its bytes did not change.
 
     A file in `overlay` (resolved path -> bytes, an editor's unsaved buffers) is read from there, not from disk."""
-    text = overlay.get(path.resolve()) if overlay else None
+    text = None
+    if overlay:  # resolve() costs a few stat calls: only for a file whose name an open buffer has
+        text = overlay.get(path)
+        if text is None and any(open_path.name == path.name for open_path in overlay):
+            text = overlay.get(path.resolve())
     key: DocKey | None = None
     if cache is not None:
         try:
