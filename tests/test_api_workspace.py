@@ -234,7 +234,7 @@ def test_source_paths_are_what_a_watcher_needs(project):
 
 def test_refresh_reads_an_overlay_instead_of_the_disk(make_project, monkeypatch):
     """An editor's unsaved buffer (resolved path -> bytes) replaces the file's text; the file is untouched,
-    a symbolic link to it is read through the same buffer, and without the overlay the disk counts again."""
+    and without the overlay the disk counts again."""
     root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/f.yaml": SHARED, "prompts/r.yaml": USES_SHARED})
     monkeypatch.chdir(root)
     frag = (root / "prompts" / "f.yaml").resolve()
