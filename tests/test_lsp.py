@@ -337,7 +337,7 @@ def test_completion_of_state_paths_inside_a_jinja_expression(make_project):
     run(root, body)
 
 
-def test_hover_on_a_section_shows_tokens_share_and_text(make_project):
+def test_hover_on_a_section_and_on_the_budget(make_project):
     role = (
         "kind: role\nid: r\nbudget: {max_tokens: 1000, reserve: 100}\n"
         "inputs:\n  type: object\n  properties: {goal: {type: string}}\n"
@@ -365,5 +365,7 @@ def test_hover_on_a_section_shows_tokens_share_and_text(make_project):
         assert "with `examples/r.state.yaml`: kept, " in dynamic and "Goal: ship the release" in dynamic
         tokens, budget = re.search(r"kept, (\d+) of (\d+) tokens", dynamic).groups()
         assert int(tokens) > 0 and int(budget) == 900
+        line = await shown(lines.index("budget: {max_tokens: 1000, reserve: 100}"))
+        assert line.startswith("budget 900: max_tokens 1000 - reserve 100") and "tokens used with `examples/r.state.yaml`" in line, line
 
     run(root, body)

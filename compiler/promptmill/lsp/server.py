@@ -20,7 +20,7 @@ from .features.definition import definition
 from .features.diagnostics import Checker
 from .features.hover import hover
 from .features.references import references, rename
-from .features.sections import section_hover
+from .features.sections import budget_hover, section_hover
 from .features.statepaths import complete_state_paths
 
 DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
@@ -136,7 +136,12 @@ def build_server() -> PromptmillServer:
     def on_hover(ls: PromptmillServer, params: types.HoverParams) -> types.Hover | None:
         uri, text = params.text_document.uri, ls.text(params.text_document.uri)
         bundles = ls.checker.workspace.bundles
-        return section_hover(bundles, ls.role_of(uri), ls.root(), text, params.position) or hover(ls.index(), text, params.position)
+        role, root, where = ls.role_of(uri), ls.root(), params.position
+        return (
+            section_hover(bundles, role, root, text, where)
+            or budget_hover(bundles, role, root, text, where)
+            or hover(ls.index(), text, where)
+        )
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     def find_references(ls: PromptmillServer, params: types.ReferenceParams) -> list[types.Location]:

@@ -10,6 +10,7 @@ from lsprotocol import types
 from ...core.errors import PromptmillError
 from ...runtime.bundle import RoleBundle
 from ...runtime.engine import Runtime
+from ...runtime.explain import budget_sum
 from ...source.statefile import read_state
 from .words import word_at
 
@@ -25,6 +26,28 @@ def example_state(root: Path, role: str) -> Path | None:
             if not any(part.startswith(".") or part in _SKIP for part in path.relative_to(root).parts[:-1]):
                 return path
     return None
+
+
+def budget_hover(bundles: dict[str, RoleBundle], role: str | None, root: Path, text: str, position: types.Position) -> types.Hover | None:
+    """On a role's `budget:` key: the budget line as `render` prints it, rendered with the role's example state."""
+    lines = text.splitlines()
+    bundle = bundles.get(role) if role is not None else None
+    if bundle is None or position.line >= len(lines) or not lines[position.line].startswith("budget:"):
+        return None
+    state_file = example_state(root, bundle.id)
+    try:
+        req = Runtime(bundles, base_dir=root).render(bundle.id, read_state(state_file) if state_file is not None else {})
+    except PromptmillError as exc:
+        shown = f"budget: rendering for the budget line failed: {exc.code} {exc}"
+    else:
+        used = f"{req.tokens} of {req.budget} tokens used"
+        shown = (
+            f"budget {req.budget}: {budget_sum(req)}\n\n{used} with `{state_file.relative_to(root).as_posix()}`"
+            if state_file
+            else f"budget {req.budget}: {budget_sum(req)}"
+        )
+    span = types.Range(types.Position(position.line, 0), types.Position(position.line, len("budget")))
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=shown), range=span)
 
 
 def section_hover(bundles: dict[str, RoleBundle], role: str | None, root: Path, text: str, position: types.Position) -> types.Hover | None:
