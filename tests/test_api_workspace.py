@@ -230,3 +230,17 @@ def test_source_paths_are_what_a_watcher_needs(project):
     assert project / "promptmill.yaml" in paths
     assert any(p.resolve() == (project / "prompts").resolve() for p in paths)
     assert not any("library" in p.parts and "promptmill" in p.parts for p in paths)  # the shipped library never changes
+
+
+def test_refresh_reads_an_overlay_instead_of_the_disk(make_project, monkeypatch):
+    """An editor's unsaved buffer (resolved path -> bytes) replaces the file's text; the file is untouched,
+    and without the overlay the disk counts again."""
+    root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/f.yaml": SHARED, "prompts/r.yaml": USES_SHARED})
+    monkeypatch.chdir(root)
+    frag = (root / "prompts" / "f.yaml").resolve()
+    ws = Workspace(".")
+    runtime, diags = ws.refresh({frag: SHARED.replace("id: shared/tone", "id: shared/tune").encode()})
+    assert runtime is None and [(d.code, d.file) for d in diags if d.severity == "error"] == [("PM302", "prompts/r.yaml")]
+    assert frag.read_text() == SHARED
+    runtime, diags = ws.refresh()
+    assert runtime is not None and not [d for d in diags if d.severity == "error"]

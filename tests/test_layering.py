@@ -47,6 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     "review": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling"},
     "watch": set(),  # runs a callable when files change; knows nothing of promptmill
     "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
+    # the language server (the only importer of pygls): lints with compiling/'s Workspace, never a copy of it
+    "lsp": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
     "cli": {
         "core",
         "runtime",
@@ -60,6 +62,7 @@ ALLOWED: dict[str, set[str]] = {
         "batch",
         "web",
         "review",
+        "lsp",
         "watch",
     },
     "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "review", "watch"},  # __init__.py: the public surface

@@ -185,6 +185,14 @@ def test_vscode_settings_map_each_folder_to_its_schema(scaffolded):
     assert "redhat.vscode-yaml" in (scaffolded / ".vscode" / "extensions.json").read_text()
 
 
+def test_vscode_settings_start_promptmills_language_server(scaffolded):
+    settings = json.loads((scaffolded / ".vscode" / "settings.json").read_text())
+    command = [settings["glspc.server.command"], *settings["glspc.server.commandArguments"]]
+    assert command == ["promptmill", "lsp", "--stdio"] and settings["glspc.server.languageId"] == ["yaml"]
+    assert run(*command[1:], "--help").exit_code == 0  # a command this promptmill has
+    assert "zsol.vscode-glspc" in json.loads((scaffolded / ".vscode" / "extensions.json").read_text())["recommendations"]
+
+
 def test_schema_write_refreshes_the_editor_schemas(scaffolded):
     target = scaffolded / SCHEMA_DIR
     (target / "role.schema.json").write_text("{}")

@@ -495,6 +495,21 @@ def preview(role: str | None, state_file: str | None, port: int, open_browser: b
     serve(project, role=role, state=state_file, port=port, open_browser=open_browser, write=click.echo)
 
 
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport; editors pass it).")
+@handled
+def lsp(stdio: bool) -> None:
+    """Run the language server for editors (diagnostics as you type; docs/editors.md)."""
+    from ..core.errors import ConfigError
+
+    try:
+        from ..lsp import serve_stdio
+        from ..lsp import server as _server  # noqa: F401 - pygls present?
+    except ImportError:
+        raise ConfigError("the language server needs pygls", code="PM010", hint="pip install 'promptmill[lsp]'") from None
+    serve_stdio()
+
+
 def _writer(tty: bool, closed: threading.Event) -> Callable[[str], None]:
     def write(text: str) -> None:
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -24,7 +25,7 @@ from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from ..core.errors import CompileError
 from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
-from ..source.loader import DocPath, discover, invisible_characters, load_file
+from ..source.loader import DocPath, discover, invisible_characters, load_file, load_text
 from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
 from .bundler import compile_role, source_hash, tokenizer_identity
@@ -100,12 +101,27 @@ class RoleEntry(NamedTuple):
 RoleMemo = dict[str, RoleEntry]  # role id -> how it compiled
 
 
-def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, DocEntry] | None, seen: dict[DocKey, DocEntry]) -> DocEntry:
-    """Load, schema-check and model one file, reusing `cache` when its bytes did not change."""
+def _load_one(
+    project: Project,
+    layer: Layer,
+    path: Path,
+    cache: dict[DocKey, DocEntry] | None,
+    seen: dict[DocKey, DocEntry],
+    overlay: Mapping[Path, bytes] | None = None,
+) -> DocEntry:
+    """Load, schema-check and model one file, reusing `cache` when its bytes did not change.
+
+    A file in `overlay` (resolved path -> bytes, an editor's unsaved buffers) is read from there, not from disk."""
+    text = None
+    if overlay:  # resolve() costs a few stat calls: only for a file whose name an open buffer has
+        text = overlay.get(path)
+        if text is None and any(open_path.name == path.name for open_path in overlay):
+            text = overlay.get(path.resolve())
     key: DocKey | None = None
     if cache is not None:
         try:
-            key = DocKey(os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+            raw = text if text is not None else path.read_bytes()
+            key = DocKey(os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(raw).hexdigest())
         except OSError:
             key = None  # load_file reports it
         if key is not None and key in cache:
@@ -114,7 +130,7 @@ def _load_one(project: Project, layer: Layer, path: Path, cache: dict[DocKey, Do
     source = project.source_id(layer, path)
     diags: list[Diagnostic] = []
     template = None
-    doc, ldiags = load_file(path, project.display(path))
+    doc, ldiags = load_file(path, project.display(path)) if text is None else load_text(text, project.display(path))
     diags.extend(ldiags)
     if doc is not None:
         diags.extend(invisible_characters(doc))
@@ -135,12 +151,14 @@ def load_project(
     build_dir: str | os.PathLike[str] | None = None,
     cache: dict[DocKey, DocEntry] | None = None,
     user_rules: bool = True,
+    overlay: Mapping[Path, bytes] | None = None,
 ) -> Loaded:
     """Find the project at `path` and load all of its templates.
 
     With `cache` (a dict owned by the caller, see `Workspace`), files whose
     bytes did not change since the last call are not parsed again; on return
-    the cache holds exactly the files of this call.
+    the cache holds exactly the files of this call. `overlay` maps resolved
+    paths to bytes read instead of the file's (a language server's open buffers).
     """
     project, diags = find_project(path, build_dir=build_dir, user_rules=user_rules)
     templates: list[Template] = []
@@ -163,7 +181,7 @@ def load_project(
                 continue
             if layer.name not in ("library", "user"):  # summaries count the project's own files
                 files += 1
-            template, ldiags, sha, source = _load_one(project, layer, path, cache, seen)
+            template, ldiags, sha, source = _load_one(project, layer, path, cache, seen, overlay)
             diags.extend(ldiags)
             if sha is not None:
                 inputs[source] = sha

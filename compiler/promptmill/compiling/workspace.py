@@ -7,12 +7,14 @@ content hash, compiled roles by dependency hash (`compiling/freshness.py`).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
+from ..runtime.bundle import RoleBundle
 from ..runtime.engine import Runtime
 from ..source.project import Project
-from .api import DocEntry, DocKey, RoleMemo, abstract_roles, compile_bundles, load_project
+from .api import DocEntry, DocKey, Loaded, RoleMemo, abstract_roles, compile_bundles, load_project
 
 
 class Workspace:
@@ -39,6 +41,8 @@ class Workspace:
         self.removed: tuple[str, ...] = ()
         self.recompiled: tuple[str, ...] = ()
         self.project: Project | None = None
+        self.loaded: Loaded | None = None  # the last refresh's templates and index
+        self.bundles: dict[str, RoleBundle] = {}  # the last refresh's roles that compiled, errors elsewhere or not
 
     def source_paths(self) -> list[Path]:
         """What an edit to the templates touches, for a watcher: the project's own template
@@ -49,18 +53,21 @@ class Workspace:
             return [self.path]
         return [*(layer.root for layer in project.layers if layer.name != "library"), project.root / "promptmill.yaml"]
 
-    def refresh(self) -> tuple[Runtime | None, list[Diagnostic]]:
+    def refresh(self, overlay: Mapping[Path, bytes] | None = None) -> tuple[Runtime | None, list[Diagnostic]]:
         """Recompile in memory: (Runtime, diagnostics), or (None, diagnostics) when there are errors.
 
         Never raises for template problems; a missing project folder is a
-        diagnostic (PM011) like any other.
+        diagnostic (PM011) like any other. `overlay` (resolved path -> bytes)
+        replaces files' contents, for an editor's unsaved buffers.
         """
         before_docs = set(self._docs)
         before_sources = {entry.source for entry in self._docs.values()}
         before_roles = {rid: entry.key for rid, entry in self._roles.items()}
-        loaded = load_project(self.path, cache=self._docs)
+        loaded = load_project(self.path, cache=self._docs, overlay=overlay)
         bundles, _, diags = compile_bundles(loaded, memo=self._roles)
         self.project = loaded.project
+        self.loaded = loaded
+        self.bundles = {rid: entry.bundle for rid, entry in self._roles.items() if entry.bundle is not None}
         self.reparsed = tuple(sorted(self._docs[key].source for key in set(self._docs) - before_docs))
         self.removed = tuple(sorted(before_sources - {entry.source for entry in self._docs.values()}))
         self.recompiled = tuple(sorted(rid for rid, entry in self._roles.items() if before_roles.get(rid) != entry.key))

@@ -1,0 +1,1 @@
+"""One module per LSP request kind; each takes plain values and returns lsprotocol types."""

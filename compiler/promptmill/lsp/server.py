@@ -1,0 +1,166 @@
+"""The language server: pygls' `LanguageServer` and thin handlers; the work is in `features/`."""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ..compose.index import Index
+from ..core.version import __version__
+from .convert import file_path
+from .documents import Overlay, path_of
+from .features.code_actions import quick_fixes
+from .features.completion import complete_ids
+from .features.definition import definition
+from .features.diagnostics import Checker
+from .features.hover import hover
+from .features.references import references, rename
+from .features.sections import budget_hover, section_hover
+from .features.statepaths import complete_state_paths
+
+DEBOUNCE_SECONDS = 0.15  # a change waits this long for the next keystroke before the project is linted
+
+
+class PromptmillServer(LanguageServer):
+    """Holds the open buffers and the one `Checker`; lints run one at a time in a worker thread,
+    so requests are answered while a lint runs, and a lint overtaken by an edit publishes nothing."""
+
+    def __init__(self) -> None:
+        super().__init__("promptmill", __version__)
+        self.overlay = Overlay()
+        self._checker: Checker | None = None
+        self._lint_lock: asyncio.Lock | None = None
+        self._waiting: asyncio.Task[None] | None = None
+
+    @property
+    def checker(self) -> Checker:
+        if self._checker is None:
+            root = self.workspace.root_path if self.workspace is not None else None
+            self._checker = Checker(Path(root or "."))
+        return self._checker
+
+    def index(self) -> Index | None:
+        """The id index of the last lint (None before the first)."""
+        loaded = self.checker.workspace.loaded
+        return loaded.index if loaded is not None else None
+
+    def role_of(self, uri: str) -> str | None:
+        """The id of the role defined in `uri`'s file (None when it defines none)."""
+        index, path = self.index(), path_of(uri)
+        if index is None or path is None:
+            return None
+        for (kind, tid), template in index.templates.items():
+            if kind == "role" and file_path(template.pos("id").file).resolve() == path:
+                return tid
+        return None
+
+    def inputs(self, uri: str) -> dict[str, Any] | None:
+        """The inputs schema of the role defined in `uri`'s file, as its last good compile merged it along extends."""
+        role = self.role_of(uri)
+        return self.checker.inputs.get(role) if role is not None else None
+
+    def root(self) -> Path:
+        project = self.checker.workspace.project
+        return project.root if project is not None else self.checker.workspace.path
+
+    def text(self, uri: str) -> str:
+        return self.workspace.get_text_document(uri).source
+
+    def read(self, path: Path) -> str | None:
+        """A file's text: the open buffer's, else the disk's (None when unreadable)."""
+        text = self.overlay.text(path.resolve())
+        if text is not None:
+            return text
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def schedule_check(self, delay: float) -> None:
+        """Lint after `delay`; a later call before the delay is over replaces this one (debounce)."""
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.cancel()
+        self._waiting = asyncio.get_running_loop().create_task(self._check_after(delay))
+
+    async def _check_after(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._waiting = None  # from here on, not cancelled: a newer edit schedules a check of its own
+        if self._lint_lock is None:
+            self._lint_lock = asyncio.Lock()
+        async with self._lint_lock:
+            generation = self.overlay.generation
+            try:
+                found = await asyncio.to_thread(self.checker.lint, self.overlay.snapshot())
+            except Exception:  # a bug in promptmill: say so, keep serving
+                self.window_log_message(types.LogMessageParams(types.MessageType.Error, traceback.format_exc()))
+                return
+            if generation != self.overlay.generation:
+                return  # overtaken by an edit whose own check publishes
+            for uri, diagnostics in self.checker.to_publish(found).items():
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+
+def build_server() -> PromptmillServer:
+    server = PromptmillServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: PromptmillServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.overlay.put(params.text_document.uri, params.text_document.text)
+        ls.schedule_check(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: PromptmillServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.overlay.put(params.text_document.uri, ls.workspace.get_text_document(params.text_document.uri).source)
+        ls.schedule_check(DEBOUNCE_SECONDS)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: PromptmillServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.overlay.put(params.text_document.uri, ls.workspace.get_text_document(params.text_document.uri).source)
+        ls.schedule_check(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(ls: PromptmillServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.overlay.drop(params.text_document.uri)  # the file on disk counts again
+        ls.schedule_check(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def goto_definition(ls: PromptmillServer, params: types.DefinitionParams) -> list[types.Location]:
+        return definition(ls.index(), ls.text(params.text_document.uri), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: PromptmillServer, params: types.HoverParams) -> types.Hover | None:
+        uri, text = params.text_document.uri, ls.text(params.text_document.uri)
+        bundles = ls.checker.workspace.bundles
+        role, root, where = ls.role_of(uri), ls.root(), params.position
+        return (
+            section_hover(bundles, role, root, text, where)
+            or budget_hover(bundles, role, root, text, where)
+            or hover(ls.index(), text, where)
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: PromptmillServer, params: types.ReferenceParams) -> list[types.Location]:
+        return references(ls.index(), ls.text(params.text_document.uri), params.position, ls.read)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename_id(ls: PromptmillServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        return rename(ls.index(), ls.text(params.text_document.uri), params.position, params.new_name, ls.read)
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", ",", " ", "."]))
+    def completion(ls: PromptmillServer, params: types.CompletionParams) -> list[types.CompletionItem]:
+        text = ls.text(params.text_document.uri)
+        return complete_ids(ls.index(), text, params.position) or complete_state_paths(
+            ls.inputs(params.text_document.uri), text, params.position
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_actions(ls: PromptmillServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        return quick_fixes(params.text_document.uri, text, list(params.context.diagnostics))
+
+    return server

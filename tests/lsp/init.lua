@@ -1,0 +1,38 @@
+-- A minimal Neovim configuration for tests/test_lsp_neovim.py, and the one docs/editors.md shows:
+-- promptmill's language server for YAML files. PM_LSP_CMD is the server command (space-separated),
+-- PM_DIAG_OUT the file the diagnostics are written to once they arrive (then Neovim quits).
+local cmd = vim.split(os.getenv("PM_LSP_CMD") or "promptmill lsp --stdio", " ", { trimempty = true })
+local out = os.getenv("PM_DIAG_OUT")
+
+vim.api.nvim_create_autocmd("FileType", {
+  pattern = "yaml",
+  callback = function(args)
+    local config = { name = "promptmill", cmd = cmd, root_dir = vim.fn.getcwd() }
+    if vim.lsp.start then -- Neovim 0.8 and later
+      vim.lsp.start(config)
+    else
+      vim.lsp.buf_attach_client(args.buf, vim.lsp.start_client(config))
+    end
+  end,
+})
+
+if out then
+  local severity = { "error", "warning", "info", "hint" }
+  vim.api.nvim_create_autocmd("DiagnosticChanged", {
+    callback = function()
+      local found = vim.diagnostic.get(0)
+      if #found == 0 then
+        return
+      end
+      local lines = {}
+      for _, d in ipairs(found) do
+        local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or ""
+        local message = d.message:gsub("\n", " | ")
+        table.insert(lines, string.format("%s:%d:%d: %s[%s] %s", vim.fn.expand("%:."), d.lnum + 1, d.col + 1, severity[d.severity], code, message))
+      end
+      vim.fn.writefile(lines, out)
+      vim.cmd("qall!")
+    end,
+  })
+  vim.defer_fn(function() vim.cmd("cquit 3") end, 60000) -- no diagnostics within a minute: fail
+end

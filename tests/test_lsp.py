@@ -1,0 +1,371 @@
+"""`promptmill lsp` end to end: the real server started over stdio by pytest-lsp's client, as an editor starts it.
+
+Each test opens buffers, edits them without saving, and waits for what the server publishes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytest_lsp", reason="the language server tests need the dev extra (pytest-lsp)")
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
+from pytest_lsp import client_capabilities, make_test_lsp_client
+
+ROLE = "kind: role\nid: r\ncontext:\n  system: [greet]\nsections:\n  - id: a\n    text: Answer.\n"
+FRAGMENT = "kind: fragment\nid: greet\ntext: Hello there.\n"
+TIMEOUT = 30.0
+
+
+class Session:
+    """One server process and its client; `published[uri]` is the last list the server sent for it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client = make_test_lsp_client()
+        self.versions: dict[str, int] = {}
+
+    async def start(self) -> Session:
+        await self.client.start_io(sys.executable, "-m", "promptmill.cli", "lsp", "--stdio", cwd=str(self.root))
+        await self.client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("neovim"),
+                root_uri=self.root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="p")],
+            )
+        )
+        return self
+
+    async def stop(self) -> None:
+        await self.client.shutdown_session()
+
+    def uri(self, rel: str) -> str:
+        return (self.root / rel).resolve().as_uri()
+
+    def open(self, rel: str, text: str | None = None) -> str:
+        uri = self.uri(rel) if not rel.startswith("/") else Path(rel).as_uri()
+        text = text if text is not None else Path(uri.removeprefix("file://")).read_text(encoding="utf-8")
+        self.versions[uri] = 1
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, text)))
+        return uri
+
+    def change(self, uri: str, text: str) -> None:
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=self.versions[uri], uri=uri),
+                [types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    async def until(self, check, what: str) -> None:
+        """Wait until `check(client.diagnostics)` holds (the server publishes asynchronously)."""
+        deadline = time.monotonic() + TIMEOUT
+        while not check(self.client.diagnostics):
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} within {TIMEOUT}s; last published: {self.client.diagnostics}")
+            await asyncio.sleep(0.02)
+
+    async def answers(self) -> None:
+        """The server still answers a request: one it does not offer gets its "method not found" reply."""
+        with pytest.raises(JsonRpcMethodNotFound):
+            await asyncio.wait_for(
+                self.client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(types.TextDocumentIdentifier(self.uri("x.yaml")))
+                ),
+                TIMEOUT,
+            )
+
+
+def codes(diags, uri: str) -> list[str]:
+    return [d.code for d in diags.get(uri, [])]
+
+
+def cleared(diags, uri: str) -> bool:
+    """The server published an empty list for `uri` last (it had published some before)."""
+    return uri in diags and len(diags[uri]) == 0
+
+
+def run(root: Path, body) -> None:
+    async def main() -> None:
+        session = await Session(root).start()
+        try:
+            await body(session)
+        finally:
+            await session.stop()
+
+    asyncio.run(main())
+
+
+@pytest.fixture
+def project(make_project) -> Path:
+    return make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": ROLE, "prompts/f.yaml": FRAGMENT}).resolve()
+
+
+def test_open_a_broken_buffer_then_fix_it_unsaved(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[greeet]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "PM302 for the unknown fragment")
+        diag = s.client.diagnostics[uri][0]
+        assert (diag.range.start.line, diag.range.start.character) == (3, 11)
+        assert diag.severity == types.DiagnosticSeverity.Error and diag.source == "promptmill"
+        assert "did you mean 'greet'?" in diag.message
+        s.change(uri, ROLE)
+        await s.until(lambda d: cleared(d, uri), "the diagnostics cleared after the fix")
+        assert (project / "prompts/r.yaml").read_text(encoding="utf-8") == ROLE  # nothing written
+
+    run(project, body)
+
+
+def test_a_fragment_edit_rechecks_the_role_that_uses_it(project):
+    async def body(s: Session) -> None:
+        frag = s.open("prompts/f.yaml")
+        role = s.uri("prompts/r.yaml")  # not open: its diagnostics come from the file on disk
+        s.change(frag, FRAGMENT.replace("id: greet", "id: greeting"))
+        await s.until(lambda d: codes(d, role) == ["PM302"], "PM302 on the role after its fragment was renamed")
+        s.change(frag, FRAGMENT)
+        await s.until(lambda d: cleared(d, role), "the role cleared after the rename was undone")
+
+    run(project, body)
+
+
+def test_a_file_that_is_not_yaml_is_reported_and_the_server_recovers(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml", "kind: fragment\nid: [greet\n")
+        await s.until(lambda d: codes(d, uri)[:1] == ["PM101"] or bool(codes(d, uri)), "a YAML diagnostic")
+        assert s.client.diagnostics[uri][0].code.startswith("PM1")
+        await s.answers()
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared after the fix")
+
+    run(project, body)
+
+
+def test_a_huge_buffer_is_refused_and_the_server_recovers(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml")
+        s.change(uri, FRAGMENT + "# " + "x" * 2_000_000 + "\n")
+        await s.until(lambda d: codes(d, uri) == ["PM105"], "PM105 for a buffer over the size limit")
+        await s.answers()
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared after the fix")
+
+    run(project, body)
+
+
+def test_a_binary_buffer_is_reported_and_the_server_recovers(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml")
+        s.change(uri, "\x00\x01\x02PNG\x00" * 100)
+        await s.until(lambda d: bool(codes(d, uri)) and all(c.startswith("PM1") for c in codes(d, uri)), "a text diagnostic")
+        await s.answers()
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared after the fix")
+
+    run(project, body)
+
+
+def test_a_file_outside_the_project_is_ignored(project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "stray.yaml"
+    outside.write_text("kind: role\nid: [\n", encoding="utf-8")
+
+    async def body(s: Session) -> None:
+        stray = s.open(str(outside))
+        s.change(stray, "not: [yaml\n")
+        role = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, role) == ["PM302"], "the project still checked")
+        assert stray not in s.client.diagnostics
+        await s.answers()
+
+    run(project, body)
+
+
+def test_edits_faster_than_lint_leave_only_the_last_state(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "PM302 before the burst")
+        for i in range(60):  # each a broken id, sent without waiting
+            s.change(uri, ROLE.replace("[greet]", f"[greet{i}]"))
+        s.change(uri, ROLE)
+        await s.until(lambda d: cleared(d, uri), "the final, clean state")
+        await asyncio.sleep(1.0)  # nothing stale arrives after it
+        assert cleared(s.client.diagnostics, uri)
+        await s.answers()
+
+    run(project, body)
+
+
+def test_go_to_definition_of_a_fragment_id(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "the first lint")  # the index exists from here on
+        s.change(uri, ROLE)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+        found = await s.client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(line=3, character=13))
+        )
+        assert [(loc.uri, loc.range.start.line, loc.range.start.character) for loc in found] == [(s.uri("prompts/f.yaml"), 1, 4)]
+        nothing = await s.client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(line=5, character=10))  # `a`: no template's id
+        )
+        assert nothing == []
+
+    run(project, body)
+
+
+def test_a_did_you_mean_hint_is_a_quick_fix(project):
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[greeet]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "PM302")
+        actions = await s.client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri),
+                s.client.diagnostics[uri][0].range,
+                types.CodeActionContext(diagnostics=list(s.client.diagnostics[uri])),
+            )
+        )
+        [action] = actions
+        assert action.title == "Replace with 'greet'" and action.kind == types.CodeActionKind.QuickFix
+        [edit] = action.edit.changes[uri]
+        assert (edit.range.start.line, edit.range.start.character, edit.range.end.character, edit.new_text) == (3, 11, 17, "greet")
+
+    run(project, body)
+
+
+async def _linted(s: Session) -> str:
+    """Open the role broken, then fixed: the server has an index from here on. Returns the role's URI."""
+    uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[nope]"))
+    await s.until(lambda d: codes(d, uri) == ["PM302"], "the first lint")
+    s.change(uri, ROLE)
+    await s.until(lambda d: cleared(d, uri), "the fix")
+    return uri
+
+
+def test_hover_on_an_id_says_where_it_resolves(project):
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        got = await s.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=3, character=12))
+        )
+        assert got.contents.value == "fragment `greet` resolves to project `prompts/f.yaml:2:5`"
+        assert (got.range.start.character, got.range.end.character) == (11, 16)
+
+    run(project, body)
+
+
+def test_references_and_rename_of_a_fragment_id(make_project):
+    user = ROLE.replace("id: r\n", "id: r2\n").replace(
+        "    text: Answer.\n", "    text: greet them, then answer.\n"
+    )  # prose is no reference
+    root = make_project(
+        {"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": ROLE, "prompts/r2.yaml": user, "prompts/f.yaml": FRAGMENT}
+    ).resolve()
+
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        where = types.Position(line=3, character=12)
+        refs = await s.client.text_document_references_async(
+            types.ReferenceParams(
+                context=types.ReferenceContext(include_declaration=True), text_document=types.TextDocumentIdentifier(uri), position=where
+            )
+        )
+        assert sorted((loc.uri, loc.range.start.line, loc.range.start.character) for loc in refs) == sorted(
+            [(s.uri("prompts/f.yaml"), 1, 4), (uri, 3, 11), (s.uri("prompts/r2.yaml"), 3, 11)]
+        )
+        edit = await s.client.text_document_rename_async(
+            types.RenameParams(text_document=types.TextDocumentIdentifier(uri), position=where, new_name="salute")
+        )
+        assert {u: [(e.range.start.line, e.range.start.character, e.new_text) for e in edits] for u, edits in edit.changes.items()} == {
+            s.uri("prompts/f.yaml"): [(1, 4, "salute")],
+            uri: [(3, 11, "salute")],
+            s.uri("prompts/r2.yaml"): [(3, 11, "salute")],
+        }
+
+    run(root, body)
+
+
+def test_completion_offers_fragment_ids_in_a_context_list(project):
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        s.change(uri, ROLE.replace("[greet]", "[gr"))
+        got = await s.client.text_document_completion_async(
+            types.CompletionParams(text_document=types.TextDocumentIdentifier(uri), position=types.Position(line=3, character=13))
+        )
+        items = got.items if isinstance(got, types.CompletionList) else got
+        labels = [item.label for item in items]
+        assert "greet" in labels and "r" not in labels  # fragments only: the role's id is no candidate
+
+    run(project, body)
+
+
+def test_completion_of_state_paths_inside_a_jinja_expression(make_project):
+    role = (
+        "kind: role\nid: r\n"
+        "inputs:\n  type: object\n  properties:\n    task_state:\n      type: object\n"
+        "      properties: {goal: {type: string, description: What to reach}, steps: {type: array}}\n"
+        'sections:\n  - id: a\n    template: "Goal: {{ task_state.goal }}"\n'
+    )
+    root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": role}).resolve()
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", role.replace("[]", "").replace("task_state.goal", "nope"))
+        await s.until(lambda d: bool(codes(d, uri)), "the first lint (an undeclared variable)")
+        s.change(uri, role)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+        typing = role.replace('"Goal: {{ task_state.goal }}"', '"Goal: {{ task_state.')  # mid-typing: the template is broken
+        s.change(uri, typing)
+        line = typing.splitlines().index('    template: "Goal: {{ task_state.')
+
+        async def labels(character: int) -> list[str]:
+            got = await s.client.text_document_completion_async(
+                types.CompletionParams(
+                    text_document=types.TextDocumentIdentifier(uri), position=types.Position(line=line, character=character)
+                )
+            )
+            return [item.label for item in (got.items if isinstance(got, types.CompletionList) else got or [])]
+
+        assert await labels(len('    template: "Goal: {{ task_state.')) == ["goal", "steps"]
+        assert await labels(len('    template: "Goal: {{ ')) == ["task_state"]
+        assert await labels(len('    template: "Go')) == []  # outside an expression
+
+    run(root, body)
+
+
+def test_hover_on_a_section_and_on_the_budget(make_project):
+    role = (
+        "kind: role\nid: r\nbudget: {max_tokens: 1000, reserve: 100}\n"
+        "inputs:\n  type: object\n  properties: {goal: {type: string}}\n"
+        'sections:\n  - id: who\n    text: You help with code.\n  - id: task\n    template: "Goal: {{ goal }}"\n'
+    )
+    root = make_project(
+        {"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": role, "examples/r.state.yaml": "goal: ship the release\n"}
+    ).resolve()
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", role.replace("{{ goal }}", "{{ gaol }}"))
+        await s.until(lambda d: bool(codes(d, uri)), "the first lint")
+        s.change(uri, role)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+
+        async def shown(line: int) -> str:
+            got = await s.client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=line, character=10))
+            )
+            return got.contents.value if got is not None else ""
+
+        lines = role.splitlines()
+        static, dynamic = await shown(lines.index("  - id: who")), await shown(lines.index("  - id: task"))
+        assert static.startswith("section `who` (static, ") and "static: " in static and "You help with code." in static
+        assert "with `examples/r.state.yaml`: kept, " in dynamic and "Goal: ship the release" in dynamic
+        tokens, budget = re.search(r"kept, (\d+) of (\d+) tokens", dynamic).groups()
+        assert int(tokens) > 0 and int(budget) == 900
+        line = await shown(lines.index("budget: {max_tokens: 1000, reserve: 100}"))
+        assert line.startswith("budget 900: max_tokens 1000 - reserve 100") and "tokens used with `examples/r.state.yaml`" in line, line
+
+    run(root, body)
