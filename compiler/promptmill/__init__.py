@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cli.preview import event_line, pretty, request_data
     from .cli.scaffold import init
     from .compiling.api import CompileResult, LintResult, build_in_memory, compile, lint
+    from .compiling.models import format_models, models
     from .compiling.porting import port_format
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
@@ -69,6 +70,8 @@ _LAZY = {
     "which": ("compiling.which", "which"),
     "format_which": ("compiling.which", "format_which"),
     "port_format": ("compiling.porting", "port_format"),
+    "models": ("compiling.models", "models"),
+    "format_models": ("compiling.models", "format_models"),
     # tools around them
     "init": ("cli.scaffold", "init"),
     "pretty": ("cli.preview", "pretty"),
@@ -109,6 +112,8 @@ __all__ = [
     "which",
     "format_which",
     "port_format",
+    "models",
+    "format_models",
     "init",
     "pretty",
     "request_data",

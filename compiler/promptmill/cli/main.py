@@ -343,6 +343,17 @@ def port_format(file: str, role_id: str | None) -> None:
 
 @main.command()
 @click.argument("path", default=".", type=click.Path())
+@handled
+def models(path: str) -> None:
+    """The model table: provider, counting, context window, reply limit, cache rules, source."""
+    from ..compiling.models import format_models
+    from ..compiling.models import models as table
+
+    click.echo(format_models(table(path)), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
 @click.option("--build", type=click.Path(), help="Read this build folder instead of compiling the sources.")
 @handled
 def stats(path: str, build: str | None) -> None:

@@ -12,10 +12,24 @@ from __future__ import annotations
 
 from ..core.diagnostics import Diagnostic
 from ..runtime.bundle import Budget
-from ..runtime.tokenizers import DEFAULT_TOKENIZER, ModelInfo, resolve_model
+from ..runtime.models import ModelInfo, ModelTable, default_table
+from ..runtime.tokenizers import DEFAULT_TOKENIZER
 from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
 from .resolve import ComposedRole
+
+
+def model_table(project: Project) -> ModelTable:
+    """The shipped model table with the project's `models:` rows laid over it (compile validated them)."""
+    rows = project.config.get("models") or []
+    if not rows:
+        return default_table()
+    doc = project.config_doc
+    table = default_table()
+    for i, row in enumerate(rows):
+        where = f"promptmill.yaml:{doc.pos(('models', i)).line}" if doc is not None else "promptmill.yaml"
+        table = table.with_rows([row], origin=where)
+    return table
 
 
 def _where(role: Role, *path: str | int) -> str:
@@ -35,7 +49,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
     diags: list[Diagnostic] = []
     origins: dict[str, str] = {}
     model = composed.setting("model", project.config.get("model"))
-    info = resolve_model(model) if model else None
+    info = model_table(project).resolve(model) if model else None
 
     max_tokens = DEFAULT_BUDGET["max_tokens"]
     reserve = DEFAULT_BUDGET["reserve"]
@@ -105,7 +119,7 @@ def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, 
     """(tokenizer name, where it came from, diagnostics) for a composed role: the innermost
     `budget.tokenizer`, else the model's, else the project's, else the default."""
     model = composed.setting("model", project.config.get("model"))
-    info = resolve_model(model) if model else None
+    info = model_table(project).resolve(model) if model else None
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     diags: list[Diagnostic] = []
@@ -116,7 +130,7 @@ def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, 
                 role.pos("model") if "model" in role.data else role.pos("id"),
                 "PM502",
                 f"unknown model '{model}': cannot tell its tokenizer or context window",
-                hint="name the tokenizer in budget.tokenizer (o200k_base, cl100k_base, approx, hf:PATH)",
+                hint=model_table(project).hint(model) + ", or name the tokenizer in budget.tokenizer",
             )
         )
     for own, role in reversed(composed.budgets):

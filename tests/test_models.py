@@ -1,0 +1,125 @@
+"""The model table (runtime/models.py, data/models.json), a project's own rows, `promptmill models`."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from promptmill import CompileError, TokenizerError, build_in_memory, format_models, models
+from promptmill.cli.main import main
+from promptmill.runtime.models import default_table, resolve_model
+
+ROLE = """\
+kind: role
+id: r
+model: {model}
+budget: {{max_tokens: 900000, reserve: 100}}
+sections:
+  - {{id: a, text: hello}}
+"""
+
+
+def _shipped_rows() -> list[dict]:
+    return json.loads(resources.files("promptmill").joinpath("data", "models.json").read_bytes())["models"]
+
+
+def test_the_most_specific_pattern_wins():
+    assert resolve_model("claude-opus-4-7-20260416").pattern == "claude-opus-4-7*"
+    assert resolve_model("claude-opus-4-1-20250805").pattern == "claude-opus-4*"
+    assert resolve_model("claude-2.1").pattern == "claude*"
+    assert resolve_model("gpt-4o-mini").pattern == "gpt-4o*"
+    assert resolve_model("gpt-4-0613").pattern == "gpt-4*"
+    assert resolve_model("gpt-4-turbo-2024-04-09").context_window == 128000
+    assert resolve_model("llama-3") is None
+
+
+def test_every_shipped_row_is_a_valid_project_row_with_a_source():
+    from promptmill.source.schemacheck import load_schema
+
+    schema = load_schema("project")
+    row_schema = {**schema["properties"]["models"]["items"], "$defs": schema["$defs"]}
+    rows = _shipped_rows()
+    assert len({r["pattern"] for r in rows}) == len(rows)
+    for row in rows:
+        jsonschema.validate(row, row_schema)
+        assert row["source"].strip(), row["pattern"]
+        assert "max_output_tokens" in row and "cache" in row and "structured_output" in row, row["pattern"]
+
+
+def test_estimated_rows_are_conservative():
+    """No Claude ratio below the published figures: >= 1.5 from Opus 4.7 on, >= 1.2 before; no OpenAI estimate."""
+    for info in default_table().rows():
+        if info.provider == "openai":
+            assert info.ratio == 1 and not info.estimate, info.pattern
+        else:
+            assert info.estimate and info.ratio >= 1.2, info.pattern
+    assert resolve_model("claude-opus-4-7").ratio >= 1.5
+    assert resolve_model("claude-some-future-model").ratio >= 1.5  # an unlisted Claude is treated as new
+
+
+def test_an_unknown_model_says_did_you_mean():
+    with pytest.raises(TokenizerError) as err:
+        default_table().lookup("claud-opus-4-7")
+    assert err.value.code == "PM502"
+    assert "did you mean 'claude-opus-4-7*'" in (err.value.hint or "")
+    with pytest.raises(TokenizerError) as err:
+        default_table().lookup("zzz")
+    assert "models:" in (err.value.hint or "")
+
+
+def test_a_project_row_adds_a_model_and_overrides_a_shipped_one(make_project):
+    root = make_project(
+        {
+            "promptmill.yaml": "models:\n"
+            "  - {pattern: local-llama*, provider: openai, context_window: 4096, source: our server}\n"
+            "  - pattern: claude-opus-4-7*\n"
+            "    provider: anthropic\n"
+            "    counting: {encoding: o200k_base, ratio: 1.61}\n"
+            "    context_window: 1000000\n"
+            "    source: measured by promptmill counts\n",
+            "prompts/r.yaml": ROLE.format(model="local-llama-3"),
+        }
+    )
+    rows = {r.pattern: r for r in models(root)}
+    assert rows["local-llama*"].context_window == 4096 and rows["local-llama*"].origin == "promptmill.yaml:2"
+    assert rows["claude-opus-4-7*"].ratio == 1.61 and rows["claude-opus-4-7*"].origin == "promptmill.yaml:3"
+    assert rows["gpt-4o*"].origin == "promptmill"
+    assert "local-llama*" in format_models(list(rows.values()))
+    runtime, diags = build_in_memory(root)
+    assert runtime.bundle("r").budget.context_window == 4096  # the project's row caps the budget
+    assert runtime.bundle("r").budget.max_tokens == 4096
+    assert not [d for d in diags if d.code == "PM502"]
+
+
+@pytest.mark.parametrize(
+    ("row", "line", "col"),
+    [
+        ("{pattern: x*, provider: mistral, context_window: 10}", 2, 29),
+        ("{pattern: x*, provider: openai}", 2, 5),
+        ("{pattern: x*, provider: openai, context_window: 10, counting: {ratio: 0}}", 2, 75),
+        ("{pattern: 'a*b', provider: openai, context_window: 10}", 2, 15),
+    ],
+)
+def test_a_malformed_row_is_a_positioned_error(make_project, row, line, col):
+    root = make_project({"promptmill.yaml": f"models:\n  - {row}\n", "prompts/r.yaml": ROLE.format(model="gpt-4o")})
+    with pytest.raises(CompileError) as err:
+        models(root)
+    (diag,) = [d for d in err.value.diagnostics if d.severity == "error"]
+    assert (diag.line, diag.col) == (line, col), diag.format()
+    with pytest.raises(CompileError):
+        build_in_memory(root)
+
+
+def test_models_command(make_project):
+    runner = CliRunner()
+    result = runner.invoke(main, ["models", str(make_project({"promptmill.yaml": "prompts: p\n"}))])
+    assert result.exit_code == 0, result.output
+    assert "claude-opus-4-7*" in result.output and "x1.53 (estimate)" in result.output
+    assert "sammcj/ingest PR #65" in result.output
+    bad = make_project({"promptmill.yaml": "models:\n  - {pattern: x*, provider: openai}\n"})
+    result = runner.invoke(main, ["models", str(bad)])
+    assert result.exit_code != 0 and "promptmill.yaml:2:5" in result.output and "Traceback" not in result.output
