@@ -123,3 +123,76 @@ def test_models_command(make_project):
     bad = make_project({"promptmill.yaml": "models:\n  - {pattern: x*, provider: openai}\n"})
     result = runner.invoke(main, ["models", str(bad)])
     assert result.exit_code != 0 and "promptmill.yaml:2:5" in result.output and "Traceback" not in result.output
+
+
+CLAUDE_ROLE = """\
+kind: role
+id: c
+model: claude-opus-4-7
+provider: anthropic
+budget: {max_tokens: 3000, reserve: 500}
+sections:
+  - {id: a, text: "You answer questions about tides."}
+  - id: small
+    text: "Be brief."
+    when: {path: model, op: eq, value: gpt-4o-mini}
+"""
+
+
+def test_a_role_renders_for_its_model_and_for_another(make_project, tmp_path):
+    import promptmill
+
+    root = make_project({"prompts/c.yaml": CLAUDE_ROLE})
+    rt, _ = build_in_memory(root)
+    own = rt.render("c")
+    assert (own.provider, own.model, own.ratio) == ("anthropic", "claude-opus-4-7", 1.53) and not own.exact
+    assert own.count_note == "estimated, ratio 1.53 for claude-opus-4-7"
+    assert own.budget == int((3000 - 500 - 250) / 1.53) and own.model_budget == 2250  # 10% margin, then the ratio
+    assert "Be brief." not in own.text
+    other = rt.render("c", model="gpt-4o-mini")  # the model picks the wire
+    assert (other.provider, other.model, other.ratio, other.exact) == ("openai", "gpt-4o-mini", 1.0, True)
+    # a condition on `model` alone was settled at compile time for the role's model (docs/providers.md, 'Models')
+    assert other.to_payload()["model"] == "gpt-4o-mini" and "Be brief." not in other.text
+    assert other.budget == 2500 and other.count_note == "exact"
+    both = rt.render("c", model="claude-sonnet-4-5", provider="anthropic")
+    assert both.ratio == 1.2 and both.ratio_for == "claude-sonnet-4-5"
+    with pytest.raises(TokenizerError) as err:
+        rt.render("c", model="claud-opus-4-7")
+    assert err.value.code == "PM502" and "did you mean 'claude-opus-4-7*'" in (err.value.hint or "")
+    # a role with no Anthropic model, sent to Anthropic, is counted with the largest Anthropic ratio
+    assert rt.render("c", model="gpt-4o", provider="anthropic").ratio == rt.models.max_ratio("anthropic")
+    # the ratio is compiled into the bundle: a build on disk renders the same
+    promptmill.compile(root, output=tmp_path / "b")
+    loaded = promptmill.load(tmp_path / "b")
+    assert loaded.bundle("c").budget.ratio == 1.53
+    assert loaded.render("c").budget == own.budget
+
+
+def test_a_project_ratio_reaches_every_render(make_project, tmp_path):
+    import promptmill
+
+    root = make_project(
+        {
+            "promptmill.yaml": "models:\n"
+            "  - {pattern: claude-opus-4-7*, provider: anthropic, counting: {ratio: 1.6}, context_window: 2000, source: measured}\n",
+            "prompts/c.yaml": CLAUDE_ROLE,
+        }
+    )
+    rt, _ = build_in_memory(root)
+    req = rt.render("c")
+    assert req.ratio == 1.6 and req.max_tokens == 2000 and "promptmill.yaml:2" in req.budget_origins["ratio"]
+    assert rt.render("c", model="claude-opus-4-7-20260416").ratio == 1.6
+    promptmill.compile(root, output=tmp_path / "b")
+    assert promptmill.load(tmp_path / "b").render("c").ratio == 1.6  # the role's own model: from its bundle
+
+
+def test_render_command_takes_a_model(make_project):
+    root = make_project({"prompts/c.yaml": CLAUDE_ROLE})
+    runner = CliRunner()
+    result = runner.invoke(main, ["render", "c", "--project", str(root), "--model", "claude-haiku-4-5"])
+    assert result.exit_code == 0, result.output
+    assert "estimated, ratio 1.2 for claude-haiku-4-5" in result.output and "/ ratio 1.2 =" in result.output
+    result = runner.invoke(main, ["render", "c", "--project", str(root), "--model", "gpt-4o", "--format", "openai"])
+    assert result.exit_code == 0 and json.loads(result.output)["model"] == "gpt-4o"
+    result = runner.invoke(main, ["render", "c", "--project", str(root), "--model", "gtp-4o"])
+    assert result.exit_code != 0 and "PM502" in result.output and "did you mean 'gpt-4o*'" in result.output

@@ -291,9 +291,18 @@ def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool
 @click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
 @click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
 @click.option("--event", type=click.Choice(EVENTS), default="start", show_default=True)
+@click.option("--model", help="Render for this model (default: the role's `model:`); see `promptmill models`.")
 @handled
 def render(
-    role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str
+    role: str,
+    state_file: str | None,
+    budget: int | None,
+    fmt: str,
+    provider: str | None,
+    project: str,
+    build: str | None,
+    event: str,
+    model: str | None,
 ) -> None:
     """Render ROLE with a state and show the result.
 
@@ -307,10 +316,10 @@ def render(
         if provider is not None and provider != fmt:
             raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
         provider = fmt
-    if fmt == "text" and provider is None:
+    if fmt == "text" and provider is None and model is None:
         provider = "text"  # the text renderer's payload; --provider X --format text shows X's fit as text
     runtime = _runtime(project, build)
-    req = runtime.render(role, state, budget=budget, provider=provider, event=event)
+    req = runtime.render(role, state, budget=budget, provider=provider, event=event, model=model)
     text, newline = _render_output(req, fmt, _color(sys.stdout))
     # click.echo strips ANSI escapes when stdout is not a terminal: `text` is the prompt
     # itself, escapes from the state included (the other formats escape them or are for eyes)

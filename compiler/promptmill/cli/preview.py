@@ -47,10 +47,11 @@ def _pct(tokens: int, budget: int) -> str:
 def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -> str:
     """The render, section by section, for a person at a terminal."""
     out = []
-    exact = "exact" if req.exact else "estimate"
     share = _pct(req.tokens, req.budget).strip()
-    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share})   {req.tokenizer}, {exact}"
+    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share})   {req.tokenizer}, {req.count_note}"
     out.append(_c(head, "1", color))
+    if req.ratio != 1:
+        out.append(f"about {req.estimated_tokens} {req.ratio_for} tokens: {req.tokens} {req.tokenizer} tokens x {req.ratio:g}")
     out.append(f"[{_bar(req.tokens, req.budget)}]")
     out.append(f"budget {req.budget}: {budget_sum(req)}")
     for key, where in req.budget_origins.items():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..compose.budgets import model_table
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
@@ -388,4 +389,4 @@ def build_in_memory(path: str | os.PathLike[str] = ".") -> tuple[Runtime, list[D
     all_diags = sort_diagnostics(loaded.diagnostics + diags)
     if has_errors(all_diags):
         raise CompileError(all_diags)
-    return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
+    return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded), models=model_table(loaded.project)), all_diags

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..compose.budgets import model_table
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from ..runtime.engine import Runtime
 from ..source.project import Project
@@ -67,4 +68,6 @@ class Workspace:
         all_diags = sort_diagnostics(loaded.diagnostics + diags)
         if has_errors(all_diags):
             return None, all_diags
-        return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
+        return Runtime(
+            bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded), models=model_table(loaded.project)
+        ), all_diags

@@ -112,7 +112,11 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
         )
 
     tokenizer, origins["tokenizer"], tdiags = effective_tokenizer(composed, project)
-    return Budget(max_tokens, reserve, margin, window, origins), tokenizer, info, diags + tdiags
+    ratio = None
+    if info is not None and info.ratio != 1:
+        ratio = info.ratio
+        origins["ratio"] = f"model {model} (row {info.pattern}, {'promptmill' if info.origin == 'promptmill' else info.origin})"
+    return Budget(max_tokens, reserve, margin, window, origins, ratio), tokenizer, info, diags + tdiags
 
 
 def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, str, list[Diagnostic]]:

@@ -80,6 +80,11 @@ class ModelTable:
         infos = [self._info(p, _prefix(p)) for p in self._rows]
         return sorted(infos, key=lambda i: (i.provider, i.pattern))
 
+    def max_ratio(self, provider: str) -> float:
+        """The largest ratio of `provider`'s rows (1 when it has none): the conservative count for a
+        request to that provider that names none of its models."""
+        return max((self._info(p, _prefix(p)).ratio for p, row in self._rows.items() if row.get("provider") == provider), default=1.0)
+
     def resolve(self, model: str) -> ModelInfo | None:
         """The row for `model` (the most specific matching pattern), or None."""
         best = max((p for p in self._rows if _matches(p, model)), key=_specificity, default=None)

@@ -12,6 +12,7 @@ against the output contract. `explain()` says what was kept and trimmed, and why
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -118,7 +119,22 @@ class PromptRequest:
     output: Contract | None = None
     events: tuple[dict, ...] = ()
     state: Any = field(default=None, repr=False, compare=False)
-    model: str | None = None  # the model the role declares (`model:`), sent by to_openai/to_anthropic
+    model: str | None = None  # the model rendered for (`render(model=...)`, else the role's `model:`), sent in payloads
+    ratio: float = 1.0  # the model's tokens per counted token where its provider publishes no tokenizer (1: exact count)
+    model_budget: int | None = None  # with a ratio: the budget in the model's tokens, which `budget` is this divided by
+    ratio_for: str | None = None  # whose ratio: a model id, or `any <provider> model` when the render names none of its
+
+    @property
+    def estimated_tokens(self) -> int:
+        """`tokens` in the model's own tokens: the count times `ratio`, rounded up (equal to `tokens` when exact)."""
+        return self.tokens if self.ratio == 1 else math.ceil(self.tokens * self.ratio)
+
+    @property
+    def count_note(self) -> str:
+        """How the counts relate to the provider's: `exact`, `estimate`, or `estimated, ratio R for MODEL`."""
+        if self.ratio != 1:
+            return f"estimated, ratio {self.ratio:g} for {self.ratio_for or self.model or self.provider}"
+        return "exact" if self.exact else "estimate"
 
     @property
     def wire(self) -> Wire:

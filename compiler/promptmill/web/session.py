@@ -110,7 +110,6 @@ def view(req: PromptRequest) -> dict[str, Any]:
         entry = dropped_entry(s)
         if entry:
             dropped.append(entry)
-    exact = "exact" if req.exact else "estimate"
     share = _share(req.tokens, req.budget)
     return {
         "role": req.role,
@@ -121,7 +120,10 @@ def view(req: PromptRequest) -> dict[str, Any]:
         "budget": req.budget,
         "share": share,
         "role_budget": req.max_tokens - req.reserve,
-        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share:.1f}%)   {req.tokenizer}, {exact}",
+        "model": req.model,
+        "ratio": req.ratio,
+        "count_note": req.count_note,
+        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share:.1f}%)   {req.tokenizer}, {req.count_note}",
         "budget_line": f"budget {req.budget}: {budget_sum(req)}",
         "origins": [[key, where] for key, where in req.budget_origins.items()],
         "sections": sections,
