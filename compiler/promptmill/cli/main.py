@@ -481,7 +481,7 @@ def batch() -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the request files, report.jsonl and summary.json.")
 @click.option("--build", default="build", show_default=True, type=click.Path(), help="Build folder to render from.")
 @click.option("--provider", type=click.Choice(batch_wires()), help="Batch format (default: the role's provider).")
-@click.option("--model", help="Model named in each request (default: the role's model).")
+@click.option("--model", help="Model each request is fitted for and names (default: the role's model); see `promptmill models`.")
 @click.option("--budget", type=int, help="Tokens each prompt may use (can only lower the role's budget).")
 @click.option("--max-tokens", type=int, help="Anthropic max_tokens when the role reserves none.")
 @click.option("--id-column", help="Column holding each row's custom id (default: generated, row-0, row-1, ...).")
@@ -557,7 +557,9 @@ def _batch_line(summary: dict, out: str) -> str:
     return (
         f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed"
         + (f" ({codes})" if codes else "")
-        + f"; {summary['tokens']['total']} tokens; {summary['rows_per_second']} rows/s"
+        + f"; {summary['tokens']['total']} tokens"
+        + (f" ({summary['counting']})" if summary.get("counting") else "")
+        + f"; {summary['rows_per_second']} rows/s"
         + f" -> {_shown(Path(out))}/ (report.jsonl, summary.json)"
     )
 

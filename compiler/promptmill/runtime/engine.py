@@ -238,6 +238,18 @@ class Runtime:
                     self._prepared[role] = prepared
         return prepared
 
+    def count_note(self, role: str, *, provider: str | None = None, model: str | None = None) -> str:
+        """How renders of `role` for `provider` and `model` (defaults as in `render`) are counted:
+        `exact`, `estimate` or `estimated, ratio R for MODEL` (the batch summary says it once)."""
+        info = None if model is None else self.models.lookup(model)
+        bundle = self.bundle(role)
+        wire = get_wire(provider or (info.provider if info is not None else bundle.provider))
+        counted = self._ratio(bundle, wire, info)
+        if counted.ratio != 1:
+            return f"estimated, ratio {counted.ratio:g} for {counted.ratio_for}"
+        tokenizer = get_tokenizer(bundle.tokenizer if info is None else info.tokenizer, base_dir=self.base_dir)
+        return "exact" if tokenizer.exact and not wire.estimate else "estimate"
+
     def _prepared_for(self, role: str, tokenizer: str) -> PreparedRole:
         """The role prepared for counting with `tokenizer`: its own preparation when the bundle counts
         with it, else the bundle with its compile-time counts (static sections, titles) recounted."""
