@@ -196,3 +196,14 @@ def test_render_command_takes_a_model(make_project):
     assert result.exit_code == 0 and json.loads(result.output)["model"] == "gpt-4o"
     result = runner.invoke(main, ["render", "c", "--project", str(root), "--model", "gtp-4o"])
     assert result.exit_code != 0 and "PM502" in result.output and "did you mean 'gpt-4o*'" in result.output
+
+
+def test_an_unknown_role_model_is_a_warning_with_did_you_mean(make_project):
+    from promptmill import lint
+
+    root = make_project({"prompts/r.yaml": ROLE.format(model="claud-opus-4-7")})
+    (diag,) = [d for d in lint(root).diagnostics if d.code == "PM507"]
+    assert diag.severity == "warning" and (diag.line, diag.col) == (3, 8)
+    assert "did you mean 'claude-opus-4-7*'" in (diag.hint or "")
+    runtime, _ = build_in_memory(root)  # a warning: the role still compiles, with no window
+    assert runtime.bundle("r").budget.context_window is None

@@ -10,7 +10,7 @@ take the innermost value given. The tokenizer is the innermost
 
 from __future__ import annotations
 
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, Position
 from ..runtime.bundle import Budget
 from ..runtime.models import ModelInfo, ModelTable, default_table
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
@@ -56,6 +56,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
     margin: float | None = None
     origins["max_tokens"] = origins["reserve"] = "promptmill default"
     capped_by: str | None = None
+    reserve_at: Position | None = None  # where the reserve in force is written (None: promptmill's default)
 
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
@@ -72,6 +73,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
             origins["max_tokens"] = capped_by = where("max_tokens")
         if "reserve" in cfg:
             reserve, origins["reserve"] = cfg["reserve"], where("reserve")
+            reserve_at = doc.pos(("budget", "reserve")) if doc is not None else None
         if "margin" in cfg:
             margin, origins["margin"] = cfg["margin"], where("margin")
 
@@ -90,6 +92,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
             capped_by = origins["max_tokens"]
         if "reserve" in own:
             reserve, origins["reserve"] = own["reserve"], _where(role, "budget", "reserve")
+            reserve_at = role.pos("budget", "reserve")
         if "margin" in own:
             margin, origins["margin"] = own["margin"], _where(role, "budget", "margin")
 
@@ -101,6 +104,16 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
                 diags.append(_over_limit(setter, max_tokens, limit, window, "a budget can never exceed the model's context window"))
             max_tokens = window
             origins["max_tokens"] = f"context window of {model}"
+    if info is not None and info.max_output_tokens is not None and reserve > info.max_output_tokens and reserve_at is not None:
+        diags.append(
+            Diagnostic.at(
+                reserve_at,
+                "PM506",
+                f"reserve {reserve} (from {origins['reserve']}) is above the {info.max_output_tokens} output tokens {model} can write "
+                f"(row {info.pattern})",
+                hint=f"lower reserve to {info.max_output_tokens} or less: the reply can never use the rest, and the API may refuse it",
+            )
+        )
     if reserve >= max_tokens:
         role = composed.role
         diags.append(
@@ -127,14 +140,15 @@ def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, 
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     diags: list[Diagnostic] = []
-    if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:
+    if model and info is None:
         role = composed.role
         diags.append(
             Diagnostic.at(
                 role.pos("model") if "model" in role.data else role.pos("id"),
-                "PM502",
-                f"unknown model '{model}': cannot tell its tokenizer or context window",
-                hint=model_table(project).hint(model) + ", or name the tokenizer in budget.tokenizer",
+                "PM507",
+                f"unknown model '{model}': not in the model table, so its context window, reply limit and token ratio are unknown; "
+                "counting with the tokenizer as if it were exact",
+                hint=model_table(project).hint(model),
             )
         )
     for own, role in reversed(composed.budgets):
