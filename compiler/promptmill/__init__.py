@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cli.preview import event_line, pretty, request_data
     from .cli.scaffold import init
     from .compiling.api import CompileResult, LintResult, build_in_memory, compile, lint
+    from .compiling.counts import counts, format_counts
     from .compiling.models import format_models, models
     from .compiling.porting import port_format
     from .compiling.which import format_which, which
@@ -72,6 +73,8 @@ _LAZY = {
     "port_format": ("compiling.porting", "port_format"),
     "models": ("compiling.models", "models"),
     "format_models": ("compiling.models", "format_models"),
+    "counts": ("compiling.counts", "counts"),
+    "format_counts": ("compiling.counts", "format_counts"),
     # tools around them
     "init": ("cli.scaffold", "init"),
     "pretty": ("cli.preview", "pretty"),
@@ -114,6 +117,8 @@ __all__ = [
     "port_format",
     "models",
     "format_models",
+    "counts",
+    "format_counts",
     "init",
     "pretty",
     "request_data",

@@ -27,6 +27,8 @@ from ..core.version import __version__
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
 
+RATIOS_NAME = "promptmill.ratios.json"  # compose/budgets.py RATIOS_FILE, named here without importing the compiler
+
 if TYPE_CHECKING:
     from ..runtime.engine import Runtime
     from ..runtime.request import PromptRequest
@@ -348,6 +350,23 @@ def port_format(file: str, role_id: str | None) -> None:
     from ..compiling.porting import port_template_file
 
     click.echo(port_template_file(file, role_id), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("--model", "model_ids", multiple=True, help="Model to count for (repeatable; default: each role's own model).")
+@click.option("--write", is_flag=True, help=f"Store the measured ratios in {RATIOS_NAME}, which compile reads.")
+@handled
+def counts(path: str, model_ids: tuple[str, ...], write: bool) -> None:
+    """Each role's example state counted by its provider (Anthropic, Gemini: their SDK's count_tokens;
+    OpenAI: tiktoken) against promptmill's estimate; exit 1 when an estimate is below the provider's count."""
+    from ..compiling.counts import counts as measure
+    from ..compiling.counts import format_counts
+
+    result = measure(path, models=list(model_ids) or None, write=write)
+    click.echo(format_counts(result), nl=False)
+    if not result.ok:
+        sys.exit(1)
 
 
 @main.command()

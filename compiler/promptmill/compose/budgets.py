@@ -10,7 +10,11 @@ take the innermost value given. The tokenizer is the innermost
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from ..core.diagnostics import Diagnostic, Position
+from ..core.errors import ConfigError
 from ..runtime.bundle import Budget
 from ..runtime.models import ModelInfo, ModelTable, default_table
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
@@ -18,17 +22,56 @@ from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
 from .resolve import ComposedRole
 
+RATIOS_FILE = "promptmill.ratios.json"  # ratios `promptmill counts --write` measured; committed, read by compile
+
+
+def measured_ratios(project: Project) -> tuple[dict[str, dict], str | None]:
+    """The project's measured ratios ({model: {ratio, source}}) and the file's sha256 (None: no file)."""
+    path = project.root / RATIOS_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {RATIOS_FILE}: {exc.strerror}", code="PM010") from exc
+    try:
+        ratios = json.loads(raw)["ratios"]
+        ok = isinstance(ratios, dict) and all(
+            isinstance(v, dict) and isinstance(v.get("ratio"), int | float) and 0 < v["ratio"] <= 10 for v in ratios.values()
+        )
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise ConfigError(f"{RATIOS_FILE} is not a file of measured ratios", code="PM010", hint="write it again: promptmill counts --write")
+    return ratios, hashlib.sha256(raw).hexdigest()
+
 
 def model_table(project: Project) -> ModelTable:
-    """The shipped model table with the project's `models:` rows laid over it (compile validated them)."""
+    """The shipped model table, the project's `models:` rows laid over it (compile validated them), then
+    the ratios `promptmill counts --write` measured (promptmill.ratios.json)."""
     rows = project.config.get("models") or []
-    if not rows:
-        return default_table()
+    ratios, _ = measured_ratios(project)
     doc = project.config_doc
     table = default_table()
     for i, row in enumerate(rows):
         where = f"promptmill.yaml:{doc.pos(('models', i)).line}" if doc is not None else "promptmill.yaml"
         table = table.with_rows([row], origin=where)
+    for model, measured in sorted(ratios.items()):
+        base = table.resolve(model)
+        if base is None or base.provider == "openai":
+            continue  # a ratio for a model the table does not know, or one counted exactly, changes nothing
+        row = {
+            "pattern": model + "*",
+            "provider": base.provider,
+            "counting": {"encoding": base.tokenizer, "ratio": float(measured["ratio"])},
+            "context_window": base.context_window,
+            "cache": {"min_tokens": base.cache_min_tokens, "breakpoints": base.cache_breakpoints},
+            "structured_output": base.structured_output,
+            "source": str(measured.get("source", "measured by promptmill counts")),
+        }
+        if base.max_output_tokens is not None:
+            row["max_output_tokens"] = base.max_output_tokens
+        table = table.with_rows([row], origin=RATIOS_FILE)
     return table
 
 
