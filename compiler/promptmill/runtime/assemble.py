@@ -130,6 +130,7 @@ def assemble(
         ratio=1.0 if counted is None else counted.ratio,
         model_budget=None if counted is None or counted.ratio == 1 else counted.limit,
         ratio_for=None if counted is None or counted.ratio == 1 else counted.ratio_for,
+        source_hash=bundle.source_hash,
     )
 
 

@@ -98,6 +98,10 @@ class Message:
     turn: bool = False  # a history turn
 
 
+# wire -> the `gen_ai.provider.name` OpenTelemetry's GenAI semantic conventions give its provider
+_OTEL_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
+
+
 @dataclass(frozen=True)
 class PromptRequest:
     role: str
@@ -123,6 +127,39 @@ class PromptRequest:
     ratio: float = 1.0  # the model's tokens per counted token where its provider publishes no tokenizer (1: exact count)
     model_budget: int | None = None  # with a ratio: the budget in the model's tokens, which `budget` is this divided by
     ratio_for: str | None = None  # whose ratio: a model id, or `any <provider> model` when the render names none of its
+    source_hash: str = ""  # the role's source hash (its bundle's): which version of the prompt this is
+
+    @property
+    def trace_attributes(self) -> dict[str, Any]:
+        """Which prompt made this request, as span attributes: OpenTelemetry GenAI semantic conventions
+        where they have a name (`gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`),
+        `promptmill.*` for the rest. Values are strings, numbers, booleans or lists of strings."""
+        from ..core.version import __version__
+
+        out: dict[str, Any] = {}
+        provider = _OTEL_PROVIDERS.get(self.provider)
+        if provider:
+            out["gen_ai.provider.name"] = provider
+        if self.model:
+            out["gen_ai.request.model"] = self.model
+        if self.reserve > 0:
+            out["gen_ai.request.max_tokens"] = self.reserve
+        out.update(
+            {
+                "promptmill.role.id": self.role,
+                "promptmill.role.source_hash": self.source_hash,
+                "promptmill.version": __version__,
+                "promptmill.wire": self.provider,
+                "promptmill.budget": self.budget,
+                "promptmill.tokens": self.tokens,
+                "promptmill.tokens.estimated": self.estimated_tokens,
+                "promptmill.tokens.exact": self.exact,
+                "promptmill.ratio": self.ratio,
+                "promptmill.sections.dropped": [s.id for s in self.sections if s.status == "dropped"],
+                "promptmill.sections.trimmed": [s.id for s in self.sections if s.status in ("trimmed", "truncated")],
+            }
+        )
+        return out
 
     @property
     def estimated_tokens(self) -> int:
