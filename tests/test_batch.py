@@ -43,6 +43,7 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
     assert summary["status"] == "ok" and summary["rows"] == 3 and summary["failed"] == 0
     data = (tmp_path / "out" / "requests-00001.jsonl").read_bytes()
     assert data == (GOLDEN / f"{provider}.jsonl").read_bytes()  # see tests/golden/batch/README.md
+    source_hash = rt.bundle(ROLE).source_hash
     for i, line in enumerate(_lines(tmp_path / "out" / "requests-00001.jsonl")):
         payload = rt.render(ROLE, state(i), provider=provider).to_payload()
         if provider == "openai":
@@ -50,7 +51,7 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
                 "custom_id": f"case-{i}",
                 "method": "POST",
                 "url": "/v1/chat/completions",
-                "body": {"model": "gpt-4o-mini", **payload},
+                "body": {"model": "gpt-4o-mini", **payload, "metadata": {"promptmill_role": ROLE, "promptmill_source_hash": source_hash}},
             }
         elif provider == "anthropic":
             assert line == {"custom_id": f"case-{i}", "params": {"model": "gpt-4o-mini", **payload}}

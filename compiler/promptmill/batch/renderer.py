@@ -197,6 +197,9 @@ class BatchRenderer:
                 raise
             req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider, model=self.render_model)
             payload = req.to_payload()
+            field = req.wire.metadata_field
+            if field is not None:  # which prompt made this line, for tracing a batch result back to it
+                payload = {**payload, field: {"promptmill_role": req.role, "promptmill_source_hash": req.source_hash}}
             line = formats.dumps(formats.line(self.provider, custom_id, payload, self.model, self.max_tokens))
         except PromptmillError as exc:
             return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)
