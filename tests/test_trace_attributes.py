@@ -44,3 +44,35 @@ def test_every_request_says_which_prompt_made_it(make_project, tmp_path):
     assert "gen_ai.provider.name" not in rt.render("r", {"notes": "x"}, provider="text").trace_attributes
     for value in attrs.values():  # what an OpenTelemetry attribute can hold
         assert isinstance(value, str | int | float | bool) or all(isinstance(v, str) for v in value)
+
+
+def test_a_span_per_render_when_tracing_is_on(make_project):
+    """promptmill[otel]: spans seen through the SDK's in-memory exporter."""
+    import pytest
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import StatusCode
+
+    from promptmill import StateError, trace_renders
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    root = make_project({"prompts/r.yaml": ROLE})
+    rt, _ = build_in_memory(root)
+    rt.render("r", {"notes": "x"})
+    assert exporter.get_finished_spans() == ()  # off by default
+    trace_renders(tracer_provider=provider)
+    try:
+        req = rt.render("r", {"notes": "tide table " * 400})
+        with pytest.raises(StateError):
+            rt.render("r", {"notes": 3})
+    finally:
+        trace_renders(False)
+    rt.render("r", {"notes": "x"})
+    ok, failed = exporter.get_finished_spans()
+    assert ok.name == "promptmill.render r" and dict(ok.attributes) == {
+        k: tuple(v) if isinstance(v, list) else v for k, v in req.trace_attributes.items()
+    }
+    assert failed.status.status_code == StatusCode.ERROR and failed.attributes["error.type"] == "PM810"

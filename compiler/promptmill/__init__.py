@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
     from .runtime.tokenizers import get_tokenizer
+    from .runtime.tracing import trace_renders
     from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
@@ -57,6 +58,7 @@ _LAZY = {
     "PromptRequest": ("runtime.request", "PromptRequest"),
     "parse_reply": ("runtime.reply", "parse_reply"),
     "get_tokenizer": ("runtime.tokenizers", "get_tokenizer"),
+    "trace_renders": ("runtime.tracing", "trace_renders"),
     "genai_kwargs": ("runtime.wires.gemini", "genai_kwargs"),
     "read_state": ("source.statefile", "read_state"),
     "load_data_file": ("source.loader", "load_data_file"),
@@ -102,6 +104,7 @@ __all__ = [
     "PromptRequest",
     "parse_reply",
     "get_tokenizer",
+    "trace_renders",
     "genai_kwargs",
     "read_state",
     "load_data_file",

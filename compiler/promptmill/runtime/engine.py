@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .models import ModelInfo, ModelTable
     from .wires.base import Wire
 
+_render_span: Any = None  # set by runtime/tracing.py while renders are traced: the render path imports nothing for it
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 
@@ -288,8 +289,27 @@ class Runtime:
         `model:`: its row of the model table (`Runtime.models`) gives the encoding, the
         ratio, the context window and the reply limit; an unknown model is PM502. `event`
         is `start` or `continue` (for injection rules). With `validate=False` the state
-        is not checked against the role's inputs schema.
+        is not checked against the role's inputs schema. While `promptmill.trace_renders()` is
+        on, the render runs in an OpenTelemetry span carrying `req.trace_attributes`.
         """
+        if _render_span is not None:
+            with _render_span(role) as span:
+                req = self._render(role, state, budget=budget, provider=provider, event=event, validate=validate, model=model)
+                span.set_attributes(req.trace_attributes)
+                return req
+        return self._render(role, state, budget=budget, provider=provider, event=event, validate=validate, model=model)
+
+    def _render(
+        self,
+        role: str,
+        state: Mapping[str, Any] | None,
+        *,
+        budget: int | None,
+        provider: str | None,
+        event: str,
+        validate: bool,
+        model: str | None,
+    ) -> PromptRequest:
         info = None if model is None else self.models.lookup(model)
         prepared = self.prepared(role) if info is None else self._prepared_for(role, info.tokenizer)
         bundle = prepared.bundle
