@@ -207,3 +207,12 @@ def test_an_unknown_role_model_is_a_warning_with_did_you_mean(make_project):
     assert "did you mean 'claude-opus-4-7*'" in (diag.hint or "")
     runtime, _ = build_in_memory(root)  # a warning: the role still compiles, with no window
     assert runtime.bundle("r").budget.context_window is None
+
+
+def test_stats_says_which_roles_are_estimated(make_project):
+    root = make_project({"prompts/c.yaml": CLAUDE_ROLE, "prompts/r.yaml": ROLE.format(model="gpt-4o")})
+    result = CliRunner().invoke(main, ["stats", str(root)])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines()[2:]}
+    assert rows["c"].endswith("o200k_base, estimated, ratio 1.53 for claude-opus-4-7")
+    assert rows["r"].endswith("o200k_base")

@@ -163,7 +163,8 @@ def stats_table(bundles: dict[str, RoleBundle]) -> str:
         b = bundles[rid]
         static = sum(s.tokens for s in b.sections if s.kind == "static")
         dynamic = sum(1 for s in b.sections if s.stability != "stable")  # as render reports them
-        rows.append((rid, str(len(b.sections)), str(static), str(dynamic), f"{b.budget.max_tokens - b.budget.reserve}", b.tokenizer))
+        counting = b.tokenizer if b.budget.ratio is None else f"{b.tokenizer}, estimated, ratio {b.budget.ratio:g} for {b.model}"
+        rows.append((rid, str(len(b.sections)), str(static), str(dynamic), f"{b.budget.max_tokens - b.budget.reserve}", counting))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, r in enumerate(rows):
