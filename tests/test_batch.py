@@ -43,6 +43,7 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
     assert summary["status"] == "ok" and summary["rows"] == 3 and summary["failed"] == 0
     data = (tmp_path / "out" / "requests-00001.jsonl").read_bytes()
     assert data == (GOLDEN / f"{provider}.jsonl").read_bytes()  # see tests/golden/batch/README.md
+    source_hash = rt.bundle(ROLE).source_hash
     for i, line in enumerate(_lines(tmp_path / "out" / "requests-00001.jsonl")):
         payload = rt.render(ROLE, state(i), provider=provider).to_payload()
         if provider == "openai":
@@ -50,7 +51,7 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
                 "custom_id": f"case-{i}",
                 "method": "POST",
                 "url": "/v1/chat/completions",
-                "body": {"model": "gpt-4o-mini", **payload},
+                "body": {"model": "gpt-4o-mini", **payload, "metadata": {"promptmill_role": ROLE, "promptmill_source_hash": source_hash}},
             }
         elif provider == "anthropic":
             assert line == {"custom_id": f"case-{i}", "params": {"model": "gpt-4o-mini", **payload}}
@@ -322,3 +323,37 @@ def test_a_worker_that_dies_fails_the_run_with_pm000_instead_of_hanging():
     with pytest.raises(promptmill.PromptmillError) as err:
         list(ordered_results(DyingRenderer(), range(10), workers=2, chunk=2))
     assert err.value.code == "PM000" and "stopped unexpectedly" in str(err.value)
+
+
+def test_batch_model_fits_each_row_for_that_model(build, rt, tmp_path):
+    """--model is the model each line names and the model each row is fitted for (issue 23)."""
+    src = write_jsonl(tmp_path / "rows.jsonl", rows(3))
+    summary = run_batch(ROLE, src, tmp_path / "out", build=build, model="claude-opus-4-7", id_column="id")
+    assert summary["provider"] == "anthropic" and summary["model"] == "claude-opus-4-7"
+    assert summary["counting"] == "estimated, ratio 1.53 for claude-opus-4-7"
+    for i, line in enumerate(_lines(tmp_path / "out" / "requests-00001.jsonl")):
+        req = rt.render(ROLE, state(i), model="claude-opus-4-7")
+        assert req.ratio == 1.53
+        assert line == {"custom_id": f"case-{i}", "params": {"model": "claude-opus-4-7", **req.to_payload()}}
+    result = CliRunner().invoke(
+        main,
+        [
+            "batch",
+            ROLE,
+            "--input",
+            str(src),
+            "--build",
+            str(build),
+            "--out",
+            str(tmp_path / "o2"),
+            "--model",
+            "claude-opus-4-7",
+            "--id-column",
+            "id",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "(estimated, ratio 1.53 for claude-opus-4-7)" in result.output
+    with pytest.raises(promptmill.TokenizerError) as err:
+        BatchRenderer(build, ROLE, model="claud-opus-4-7")
+    assert err.value.code == "PM502" and "did you mean" in (err.value.hint or "")

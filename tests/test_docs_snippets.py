@@ -64,9 +64,13 @@ class FakeProvider(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # the http.server interface
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeProvider.bodies.append(body)
-        if self.path.endswith("/chat/completions"):
+        if self.path.endswith("/messages/count_tokens"):  # promptmill.counts: the provider's own count
+            out: dict = {"input_tokens": 1}
+        elif self.path.endswith(":countTokens"):
+            out = {"totalTokens": 1}
+        elif self.path.endswith("/chat/completions"):
             message = {"role": "assistant", "content": self.reply}
-            out: dict = {
+            out = {
                 "id": "c",
                 "object": "chat.completion",
                 "created": 0,

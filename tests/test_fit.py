@@ -6,12 +6,15 @@ Every count is checked against a fresh tiktoken count of what is sent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from promptmill.core.errors import BudgetError
 from promptmill.runtime.bundle import Budget, RoleBundle, Section
 from promptmill.runtime.engine import Runtime
+from promptmill.runtime.models import default_table
 from promptmill.runtime.plans import build_plan
 from promptmill.runtime.tokenizers import get_tokenizer
 from promptmill.runtime.wires import get_wire
@@ -102,13 +105,13 @@ def scenario(draw):
     return bundle, state, budget, provider
 
 
-def wire_count(req) -> int:
+def wire_count(req, tok=TOK) -> int:
     wire = get_wire(req.provider)
     if wire.single:
-        return TOK.count(req.messages[0].content) if req.messages else 0
+        return tok.count(req.messages[0].content) if req.messages else 0
     if not req.messages:
         return 0
-    return wire.fixed_overhead + sum(wire.message_overhead + TOK.count(m.content) for m in req.messages)
+    return wire.fixed_overhead + sum(wire.message_overhead + tok.count(m.content) for m in req.messages)
 
 
 def fill_order(req):
@@ -209,3 +212,56 @@ def test_items_past_the_first_misfit_are_never_rendered():
     assert 0 < len(s.items_kept) < 10
     assert s.items_counted == len(s.items_kept) + 1  # one item did not fit; the rest were never rendered
     assert list(s.items_kept) == sorted(range(1000 - len(s.items_kept), 1000))
+
+
+# -- rendering for a model: the ratio scales the budget once, in Runtime._budget (issue 23) ----------
+MODEL_IDS = sorted({info.pattern.rstrip("*") for info in default_table().rows()})
+# the largest published measurement of each estimated family against o200k_base: the table's ratio may not be below it
+PUBLISHED_RATIO = {"claude-opus-4-7": 1.47, "claude": 1.18}  # sol.ava.dev 2026-04 (Opus 4.7); sammcj/ingest PR #65 (older Claude)
+
+
+def published_ratio(model: str) -> float:
+    if model.startswith("claude-opus-4-7") or model == "claude":  # an unlisted Claude is counted as the new tokenizer
+        return PUBLISHED_RATIO["claude-opus-4-7"]
+    return PUBLISHED_RATIO["claude"] if model.startswith("claude") else 1.0
+
+
+@given(scenario(), st.sampled_from(MODEL_IDS))
+def test_budget_contract_for_a_model(case, model):
+    bundle, state, budget, _ = case
+    rt = Runtime({"r": bundle})
+    info = rt.models.lookup(model)
+    try:
+        req = rt.render("r", state, budget=budget, model=model)
+    except BudgetError:
+        return  # when and why a budget fails is test_budget_contract's
+    assert req.provider == info.provider and req.model == model and req.ratio == info.ratio
+    # counted with the model's encoding, exactly what is sent...
+    assert req.tokens == wire_count(req, get_tokenizer(info.tokenizer))
+    # ...and, times the ratio, within the budget in the model's own tokens (less the margin)
+    assert req.estimated_tokens <= (budget - req.margin_tokens)
+    assert req.estimated_tokens >= req.tokens * published_ratio(model)
+
+
+def test_every_shipped_role_fits_every_model_family():
+    """For each shipped role and each row of the model table: the render is within the model's context
+    window, and the Anthropic estimate is at or above o200k_base times the published ratio."""
+    import yaml
+
+    from promptmill import build_in_memory
+
+    root = Path(__file__).resolve().parent.parent
+    rt, _ = build_in_memory(root)
+    states = sorted((root / "prompts" / "examples").glob("*.state.yaml"))
+    assert len(states) >= 5
+    o200k = get_tokenizer("o200k_base")
+    for path in states:
+        role, state = path.name.split(".")[0], yaml.safe_load(path.read_text(encoding="utf-8"))
+        for model in MODEL_IDS:
+            info = rt.models.lookup(model)
+            req = rt.render(role, state, model=model)
+            assert req.estimated_tokens + req.reserve <= info.context_window, (role, model)
+            assert req.reserve <= (info.max_output_tokens or req.reserve), (role, model)
+            if info.provider == "anthropic":
+                assert req.estimated_tokens >= wire_count(req, o200k) * published_ratio(model), (role, model)
+                assert req.count_note == f"estimated, ratio {info.ratio:g} for {model}"

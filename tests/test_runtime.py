@@ -203,15 +203,18 @@ def test_a_render_time_budget_keeps_the_margin_of_estimated_providers(build):
     rt = promptmill.load(build)
     state = {"topic": "tides", "facts": [{"text": f"fact {i} " * 20, "score": i} for i in range(100)]}
     # anthropic counts are estimates: 10% of whichever budget applies is held back
+    # (the role names no model: its counts are scaled by the largest Anthropic ratio of the model table)
+    ratio = rt.models.max_ratio("anthropic")
     role_default = rt.render("notes", state, provider="anthropic")
-    assert (role_default.budget, role_default.margin_tokens) == (1620, 180)
+    assert (role_default.model_budget, role_default.margin_tokens, role_default.ratio) == (1620, 180, ratio)
+    assert role_default.budget == int(1620 / ratio)
     lowered = rt.render("notes", state, provider="anthropic", budget=1000)
-    assert (lowered.budget, lowered.margin_tokens) == (900, 100) and lowered.tokens <= 900
-    assert "budget: render budget 1000 (below max_tokens 2000 - reserve 200) - margin 100" in lowered.explain()
+    assert (lowered.model_budget, lowered.margin_tokens) == (900, 100) and lowered.estimated_tokens <= 900
+    assert "budget: render budget 1000 (below max_tokens 2000 - reserve 200) - margin 100 = 900" in lowered.explain()
     # a budget above the role's is capped at the role's, margin and all
     raised = rt.render("notes", state, provider="anthropic", budget=5000)
-    assert (raised.budget, raised.margin_tokens) == (1620, 180)
-    assert "budget: max_tokens 2000 - reserve 200 - margin 180" in raised.explain()
+    assert (raised.model_budget, raised.margin_tokens) == (1620, 180)
+    assert "budget: max_tokens 2000 - reserve 200 - margin 180 = 1620" in raised.explain()
     # exact providers have no margin: the render-time budget is the limit
     text = rt.render("notes", state, budget=1000)
     assert (text.budget, text.margin_tokens, text.tokens) == (1000, 0, get_tokenizer("o200k_base").count(text.text))

@@ -199,3 +199,15 @@ def test_first_load_under_a_second(preview_server, open_page, monkeypatch):
         assert page.errors == []
     assert min(times) < 1000, times
     assert sorted(times)[1] < 1000, times
+
+
+def test_the_model_picker_renders_for_that_model_as_the_cli_does(repo_page):
+    page = repo_page
+    choose_executor(page)
+    page.select_option("#model", "claude-opus-4-7")
+    page.wait_for_function("document.getElementById('head').textContent.includes('ratio 1.53 for claude-opus-4-7')")
+    assert page.evaluate("document.querySelector('#tabs [aria-selected=true]').dataset.provider") == "anthropic"
+    pretty = cli("executor", "--state", EXECUTOR_STATE, "--model", "claude-opus-4-7")
+    assert page.text_content("#head") == pretty.splitlines()[0]
+    page.select_option("#model", "")  # back to the role's own model
+    page.wait_for_function("!document.getElementById('head').textContent.includes('claude-opus-4-7')")

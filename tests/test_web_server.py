@@ -419,3 +419,21 @@ def test_a_client_that_stalls_mid_body_is_dropped_silently(starter_project, prev
     assert request(server, "/api/project")[0] == 200
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Exception" not in err, err
+
+
+def test_render_for_a_model_from_the_picker(server, starter_project):
+    """The page's model picker (issue 23): /api/project lists the table, /api/render takes a model."""
+    project = json.loads(request(server, "/api/project")[2])
+    assert "claude-opus-4-7" in project["models"] and "gpt-4o" in project["models"]
+    state = (starter_project / "examples/helpdesk.state.yaml").read_text()
+    body = {"role": "helpdesk", "state": state, "model": "claude-opus-4-7"}
+    got = json.loads(request(server, "/api/render", method="POST", body=body)[2])
+    assert (got["provider"], got["model"]) == ("anthropic", "claude-opus-4-7")
+    anthropic = got["views"]["anthropic"]
+    assert anthropic["count_note"] == "estimated, ratio 1.53 for claude-opus-4-7" and anthropic["ratio"] == 1.53
+    assert "estimated, ratio 1.53 for claude-opus-4-7" in anthropic["head"]
+    assert got["views"]["openai"]["count_note"] in ("exact", "estimate")  # the other tabs: the role's own model
+    bad = json.loads(request(server, "/api/render", method="POST", body={**body, "model": "claud-opus-4-7"})[2])
+    assert bad["error"]["code"] == "PM502" and "did you mean" in bad["error"]["hint"]
+    cmp = json.loads(request(server, "/api/compare", method="POST", body={**body, "against": "build"})[2])
+    assert "error" not in cmp and cmp["provider"] == "anthropic"

@@ -617,6 +617,60 @@ FRAGMENT = doc(
     ["id", "text"],
 )
 
+MODEL_ROW = s(
+    "object",
+    "Model row",
+    "One model family: which ids it matches, who serves it, how its tokens are counted, its limits and where the figures come "
+    "from. See `promptmill models` and docs/providers.md, 'Models'.",
+    additionalProperties=False,
+    required=["pattern", "provider", "context_window"],
+    properties={
+        "pattern": s(
+            "string",
+            "Pattern",
+            "A model id, or a prefix ending in `*` (`claude-opus-4-7*`). The most specific pattern matching a model wins; "
+            "a row with a shipped row's pattern replaces it.",
+            pattern=r"^[^*\s]+\*?$",
+        ),
+        "provider": s(
+            "string",
+            "Provider",
+            "Who serves the model: the wire a render for it fits for unless one is given.",
+            enum=["openai", "anthropic", "gemini"],
+        ),
+        "counting": s(
+            "object",
+            "Counting",
+            "How its tokens are counted: `encoding` (default `o200k_base`), times `ratio` where the provider publishes no tokenizer.",
+            additionalProperties=False,
+            properties={
+                "encoding": s("string", "Encoding", "The shipped encoding that counts.", enum=["o200k_base", "cl100k_base"]),
+                "ratio": s(
+                    "number",
+                    "Ratio",
+                    "The provider's tokens per counted token, measured (absent: 1, exact for OpenAI).",
+                    exclusiveMinimum=0,
+                    maximum=10,
+                ),
+            },
+        ),
+        "context_window": s("integer", "Context window", "Tokens of prompt plus reply the model takes.", minimum=1, maximum=100000000),
+        "max_output_tokens": s("integer", "Max output tokens", "The longest reply the model writes.", minimum=1, maximum=100000000),
+        "cache": s(
+            "object",
+            "Prompt cache",
+            "The provider's prompt-cache rules for the model.",
+            additionalProperties=False,
+            properties={
+                "min_tokens": s("integer", "Minimum cacheable tokens", "The shortest prefix the provider caches.", minimum=0),
+                "breakpoints": s("integer", "Breakpoints", "Explicit cache points a request may carry (0: automatic).", minimum=0),
+            },
+        ),
+        "structured_output": s("boolean", "Native structured output", "Whether the model takes a JSON Schema for its reply."),
+        "source": s("string", "Source", "Where the figures come from: a documentation page, or the measurement behind a ratio."),
+    },
+)
+
 PROJECT = {
     "$schema": DRAFT,
     "$id": BASE + "project.schema.json",
@@ -642,6 +696,7 @@ PROJECT = {
             "Wire format render fits for by default (default `text`).",
             enum=["text", "openai", "anthropic", "gemini", "live"],
         ),
+        "models": s("array", "Models", "Rows added to promptmill's model table, or replacing its rows (same pattern).", items=MODEL_ROW),
         "budget": BUDGET,
         "search_path": s(
             "array",

@@ -107,6 +107,7 @@ BUNDLE = {
                 "reserve": _s("integer", minimum=0),
                 "margin": _s(["number", "null"]),
                 "context_window": _s(["integer", "null"]),
+                "ratio": _s("number", exclusiveMinimum=0),
                 "origins": _s("object", additionalProperties=_s("string")),
             },
         ),

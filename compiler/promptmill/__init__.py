@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cli.preview import event_line, pretty, request_data
     from .cli.scaffold import init
     from .compiling.api import CompileResult, LintResult, build_in_memory, compile, lint
+    from .compiling.counts import counts, format_counts
+    from .compiling.models import format_models, models
     from .compiling.porting import port_format
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
@@ -47,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
     from .runtime.tokenizers import get_tokenizer
+    from .runtime.tracing import trace_renders
     from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
@@ -59,6 +62,7 @@ _LAZY = {
     "PromptRequest": ("runtime.request", "PromptRequest"),
     "parse_reply": ("runtime.reply", "parse_reply"),
     "get_tokenizer": ("runtime.tokenizers", "get_tokenizer"),
+    "trace_renders": ("runtime.tracing", "trace_renders"),
     "genai_kwargs": ("runtime.wires.gemini", "genai_kwargs"),
     "read_state": ("source.statefile", "read_state"),
     "load_data_file": ("source.loader", "load_data_file"),
@@ -73,6 +77,10 @@ _LAZY = {
     "which": ("compiling.which", "which"),
     "format_which": ("compiling.which", "format_which"),
     "port_format": ("compiling.porting", "port_format"),
+    "models": ("compiling.models", "models"),
+    "format_models": ("compiling.models", "format_models"),
+    "counts": ("compiling.counts", "counts"),
+    "format_counts": ("compiling.counts", "format_counts"),
     # tools around them
     "init": ("cli.scaffold", "init"),
     "pretty": ("cli.preview", "pretty"),
@@ -108,6 +116,7 @@ __all__ = [
     "PromptRequest",
     "parse_reply",
     "get_tokenizer",
+    "trace_renders",
     "genai_kwargs",
     "read_state",
     "load_data_file",
@@ -121,6 +130,10 @@ __all__ = [
     "which",
     "format_which",
     "port_format",
+    "models",
+    "format_models",
+    "counts",
+    "format_counts",
     "init",
     "pretty",
     "request_data",

@@ -107,7 +107,11 @@ class BatchRenderer:
         self.state_column = state_column
         self.max_tokens = max_tokens
         bundle = self.runtime.bundle(role)  # PM802 now, not on the first row
+        info = None if model is None else self.runtime.models.lookup(model)  # PM502 now, with "did you mean"
+        if provider is None and info is not None and info.provider in formats.PROVIDERS:
+            provider = info.provider
         self.provider = provider or (bundle.provider if bundle.provider in formats.PROVIDERS else "openai")
+        self.render_model = model  # rows are fitted for it: its encoding, ratio, window and reply limit
         self.model = model or bundle.model
         if self.provider in ("openai", "anthropic") and not self.model:
             raise ConfigError(
@@ -191,8 +195,11 @@ class BatchRenderer:
                 if self.id_column is not None and isinstance(row.get(self.id_column), str | int):
                     custom_id = str(row[self.id_column])[:200]
                 raise
-            req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider)
+            req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider, model=self.render_model)
             payload = req.to_payload()
+            field = req.wire.metadata_field
+            if field is not None:  # which prompt made this line, for tracing a batch result back to it
+                payload = {**payload, field: {"promptmill_role": req.role, "promptmill_source_hash": req.source_hash}}
             line = formats.dumps(formats.line(self.provider, custom_id, payload, self.model, self.max_tokens))
         except PromptmillError as exc:
             return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)

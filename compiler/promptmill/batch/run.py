@@ -109,6 +109,7 @@ def run_batch(
                 "role": role,
                 "provider": renderer.provider,
                 "model": renderer.model,
+                "counting": renderer.runtime.count_note(role, provider=renderer.provider, model=renderer.render_model),
                 "build": renderer.build,  # absolute already (BatchRenderer)
                 "input": str(input),
                 "id_column": id_column,

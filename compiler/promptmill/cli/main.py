@@ -29,6 +29,8 @@ from ..review import DIFF_FORMATS, TEST_FORMATS
 from ..runtime.wires import WIRE_NAMES, batch_wires
 from .reporters import FORMATS
 
+RATIOS_NAME = "promptmill.ratios.json"  # compose/budgets.py RATIOS_FILE, named here without importing the compiler
+
 if TYPE_CHECKING:
     from ..runtime.engine import Runtime
     from ..runtime.request import PromptRequest
@@ -363,9 +365,18 @@ def _render_output(req: PromptRequest, fmt: str, color: bool) -> tuple[str, bool
 @click.option("--project", default=".", type=click.Path(), show_default=True, help="Project to compile in memory.")
 @click.option("--build", type=click.Path(), help="Render from this build folder instead of compiling the sources.")
 @click.option("--event", type=click.Choice(EVENTS), default="start", show_default=True)
+@click.option("--model", help="Render for this model (default: the role's `model:`); see `promptmill models`.")
 @handled
 def render(
-    role: str, state_file: str | None, budget: int | None, fmt: str, provider: str | None, project: str, build: str | None, event: str
+    role: str,
+    state_file: str | None,
+    budget: int | None,
+    fmt: str,
+    provider: str | None,
+    project: str,
+    build: str | None,
+    event: str,
+    model: str | None,
 ) -> None:
     """Render ROLE with a state and show the result.
 
@@ -379,10 +390,10 @@ def render(
         if provider is not None and provider != fmt:
             raise click.UsageError(f"--format {fmt} needs --provider {fmt} (or no --provider)")
         provider = fmt
-    if fmt == "text" and provider is None:
+    if fmt == "text" and provider is None and model is None:
         provider = "text"  # the text renderer's payload; --provider X --format text shows X's fit as text
     runtime = _runtime(project, build)
-    req = runtime.render(role, state, budget=budget, provider=provider, event=event)
+    req = runtime.render(role, state, budget=budget, provider=provider, event=event, model=model)
     text, newline = _render_output(req, fmt, _color(sys.stdout))
     # click.echo strips ANSI escapes when stdout is not a terminal: `text` is the prompt
     # itself, escapes from the state included (the other formats escape them or are for eyes)
@@ -411,6 +422,34 @@ def port_format(file: str, role_id: str | None) -> None:
     from ..compiling.porting import port_template_file
 
     click.echo(port_template_file(file, role_id), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("--model", "model_ids", multiple=True, help="Model to count for (repeatable; default: each role's own model).")
+@click.option("--write", is_flag=True, help=f"Store the measured ratios in {RATIOS_NAME}, which compile reads.")
+@handled
+def counts(path: str, model_ids: tuple[str, ...], write: bool) -> None:
+    """Each role's example state counted by its provider (Anthropic, Gemini: their SDK's count_tokens;
+    OpenAI: tiktoken) against promptmill's estimate; exit 1 when an estimate is below the provider's count."""
+    from ..compiling.counts import counts as measure
+    from ..compiling.counts import format_counts
+
+    result = measure(path, models=list(model_ids) or None, write=write)
+    click.echo(format_counts(result), nl=False)
+    if not result.ok:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@handled
+def models(path: str) -> None:
+    """The model table: provider, counting, context window, reply limit, cache rules, source."""
+    from ..compiling.models import format_models
+    from ..compiling.models import models as table
+
+    click.echo(format_models(table(path)), nl=False)
 
 
 @main.command()
@@ -548,7 +587,7 @@ def batch() -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for the request files, report.jsonl and summary.json.")
 @click.option("--build", default="build", show_default=True, type=click.Path(), help="Build folder to render from.")
 @click.option("--provider", type=click.Choice(batch_wires()), help="Batch format (default: the role's provider).")
-@click.option("--model", help="Model named in each request (default: the role's model).")
+@click.option("--model", help="Model each request is fitted for and names (default: the role's model); see `promptmill models`.")
 @click.option("--budget", type=int, help="Tokens each prompt may use (can only lower the role's budget).")
 @click.option("--max-tokens", type=int, help="Anthropic max_tokens when the role reserves none.")
 @click.option("--id-column", help="Column holding each row's custom id (default: generated, row-0, row-1, ...).")
@@ -624,7 +663,9 @@ def _batch_line(summary: JSON, out: str) -> str:
     return (
         f"{summary['rows']} rows: {summary['ok']} ok, {summary['failed']} failed"
         + (f" ({codes})" if codes else "")
-        + f"; {summary['tokens']['total']} tokens; {summary['rows_per_second']} rows/s"
+        + f"; {summary['tokens']['total']} tokens"
+        + (f" ({summary['counting']})" if summary.get("counting") else "")
+        + f"; {summary['rows_per_second']} rows/s"
         + f" -> {_shown(Path(out))}/ (report.jsonl, summary.json)"
     )
 

@@ -48,10 +48,11 @@ def _pct(tokens: int, budget: int) -> str:
 def pretty(req: PromptRequest, *, color: bool = False, show_text: bool = True) -> str:
     """The render, section by section, for a person at a terminal."""
     out = []
-    exact = "exact" if req.exact else "estimate"
     share = _pct(req.tokens, req.budget).strip()
-    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share})   {req.tokenizer}, {exact}"
+    head = f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share})   {req.tokenizer}, {req.count_note}"
     out.append(_c(head, "1", color))
+    if req.ratio != 1:
+        out.append(f"about {req.estimated_tokens} {req.ratio_for} tokens: {req.tokens} {req.tokenizer} tokens x {req.ratio:g}")
     out.append(f"[{_bar(req.tokens, req.budget)}]")
     out.append(f"budget {req.budget}: {budget_sum(req)}")
     for key, where in req.budget_origins.items():
@@ -163,7 +164,8 @@ def stats_table(bundles: dict[str, RoleBundle]) -> str:
         b = bundles[rid]
         static = sum(s.tokens for s in b.sections if s.kind == "static")
         dynamic = sum(1 for s in b.sections if s.stability != "stable")  # as render reports them
-        rows.append((rid, str(len(b.sections)), str(static), str(dynamic), f"{b.budget.max_tokens - b.budget.reserve}", b.tokenizer))
+        counting = b.tokenizer if b.budget.ratio is None else f"{b.tokenizer}, estimated, ratio {b.budget.ratio:g} for {b.model}"
+        rows.append((rid, str(len(b.sections)), str(static), str(dynamic), f"{b.budget.max_tokens - b.budget.reserve}", counting))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, r in enumerate(rows):

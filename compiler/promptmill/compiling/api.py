@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..compose.budgets import RATIOS_FILE, measured_ratios, model_table
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
@@ -166,6 +167,9 @@ def load_project(
     seen: dict[DocKey, DocEntry] = {}
     if project.config_doc is not None:
         inputs["promptmill.yaml"] = project.config_doc.sha256
+    ratios = measured_ratios(project)[1]
+    if ratios is not None:
+        inputs[RATIOS_FILE] = ratios
     if project.user_doc is not None:
         inputs[USER_RULES_SOURCE] = project.user_doc.sha256
     files = 0
@@ -406,4 +410,4 @@ def build_in_memory(path: str | os.PathLike[str] = ".") -> tuple[Runtime, list[D
     all_diags = sort_diagnostics(loaded.diagnostics + diags)
     if has_errors(all_diags):
         raise CompileError(all_diags)
-    return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
+    return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded), models=model_table(loaded.project)), all_diags

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from ..compose.budgets import effective_tokenizer
+from ..compose.budgets import RATIOS_FILE, effective_tokenizer, measured_ratios
 from ..compose.resolve import ComposedRole, Index
 from ..core.errors import BuildError
 from ..core.version import __version__
@@ -34,6 +34,9 @@ def dependency_hash(composed: ComposedRole, index: Index, project: Project) -> s
     deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
     if project.config_doc is not None:
         deps.add(("promptmill.yaml", project.config_doc.sha256))
+    ratios = measured_ratios(project)[1]
+    if ratios is not None:
+        deps.add((RATIOS_FILE, ratios))
     if project.user_doc is not None:
         deps.add((USER_RULES_SOURCE, project.user_doc.sha256))
     for entry in composed.context:
@@ -103,6 +106,9 @@ def current_inputs(project: Project, tokenizer_paths: Iterable[str] = ()) -> dic
     cfg = project.root / "promptmill.yaml"
     if project.config_doc is not None:
         out["promptmill.yaml"] = project.config_doc.sha256
+    ratios = measured_ratios(project)[1]
+    if ratios is not None:
+        out[RATIOS_FILE] = ratios
     if project.user_doc is not None:
         out[USER_RULES_SOURCE] = project.user_doc.sha256
     for layer in project.layers:

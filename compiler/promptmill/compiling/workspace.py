@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..compose.budgets import model_table
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from ..runtime.bundle import RoleBundle
 from ..runtime.engine import Runtime
@@ -74,4 +75,6 @@ class Workspace:
         all_diags = sort_diagnostics(loaded.diagnostics + diags)
         if has_errors(all_diags):
             return None, all_diags
-        return Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded)), all_diags
+        return Runtime(
+            bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded), models=model_table(loaded.project)
+        ), all_diags

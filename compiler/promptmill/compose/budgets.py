@@ -10,12 +10,69 @@ take the innermost value given. The tokenizer is the innermost
 
 from __future__ import annotations
 
-from ..core.diagnostics import Diagnostic
+import hashlib
+import json
+
+from ..core.diagnostics import Diagnostic, Position
+from ..core.errors import ConfigError
 from ..runtime.bundle import Budget
-from ..runtime.tokenizers import DEFAULT_TOKENIZER, ModelInfo, resolve_model
+from ..runtime.models import ModelInfo, ModelTable, default_table
+from ..runtime.tokenizers import DEFAULT_TOKENIZER
 from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
 from .resolve import ComposedRole
+
+RATIOS_FILE = "promptmill.ratios.json"  # ratios `promptmill counts --write` measured; committed, read by compile
+
+
+def measured_ratios(project: Project) -> tuple[dict[str, dict], str | None]:
+    """The project's measured ratios ({model: {ratio, source}}) and the file's sha256 (None: no file)."""
+    path = project.root / RATIOS_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {RATIOS_FILE}: {exc.strerror}", code="PM010") from exc
+    try:
+        ratios = json.loads(raw)["ratios"]
+        ok = isinstance(ratios, dict) and all(
+            isinstance(v, dict) and isinstance(v.get("ratio"), int | float) and 0 < v["ratio"] <= 10 for v in ratios.values()
+        )
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise ConfigError(f"{RATIOS_FILE} is not a file of measured ratios", code="PM010", hint="write it again: promptmill counts --write")
+    return ratios, hashlib.sha256(raw).hexdigest()
+
+
+def model_table(project: Project) -> ModelTable:
+    """The shipped model table, the project's `models:` rows laid over it (compile validated them), then
+    the ratios `promptmill counts --write` measured (promptmill.ratios.json)."""
+    rows = project.config.get("models") or []
+    ratios, _ = measured_ratios(project)
+    doc = project.config_doc
+    table = default_table()
+    for i, row in enumerate(rows):
+        where = f"promptmill.yaml:{doc.pos(('models', i)).line}" if doc is not None else "promptmill.yaml"
+        table = table.with_rows([row], origin=where)
+    for model, measured in sorted(ratios.items()):
+        base = table.resolve(model)
+        if base is None or base.provider == "openai":
+            continue  # a ratio for a model the table does not know, or one counted exactly, changes nothing
+        row = {
+            "pattern": model + "*",
+            "provider": base.provider,
+            "counting": {"encoding": base.tokenizer, "ratio": float(measured["ratio"])},
+            "context_window": base.context_window,
+            "cache": {"min_tokens": base.cache_min_tokens, "breakpoints": base.cache_breakpoints},
+            "structured_output": base.structured_output,
+            "source": str(measured.get("source", "measured by promptmill counts")),
+        }
+        if base.max_output_tokens is not None:
+            row["max_output_tokens"] = base.max_output_tokens
+        table = table.with_rows([row], origin=RATIOS_FILE)
+    return table
 
 
 def _where(role: Role, *path: str | int) -> str:
@@ -35,13 +92,14 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
     diags: list[Diagnostic] = []
     origins: dict[str, str] = {}
     model = composed.setting("model", project.config.get("model"))
-    info = resolve_model(model) if model else None
+    info = model_table(project).resolve(model) if model else None
 
     max_tokens = DEFAULT_BUDGET["max_tokens"]
     reserve = DEFAULT_BUDGET["reserve"]
     margin: float | None = None
     origins["max_tokens"] = origins["reserve"] = "promptmill default"
     capped_by: str | None = None
+    reserve_at: Position | None = None  # where the reserve in force is written (None: promptmill's default)
 
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
@@ -58,6 +116,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
             origins["max_tokens"] = capped_by = where("max_tokens")
         if "reserve" in cfg:
             reserve, origins["reserve"] = cfg["reserve"], where("reserve")
+            reserve_at = doc.pos(("budget", "reserve")) if doc is not None else None
         if "margin" in cfg:
             margin, origins["margin"] = cfg["margin"], where("margin")
 
@@ -76,6 +135,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
             capped_by = origins["max_tokens"]
         if "reserve" in own:
             reserve, origins["reserve"] = own["reserve"], _where(role, "budget", "reserve")
+            reserve_at = role.pos("budget", "reserve")
         if "margin" in own:
             margin, origins["margin"] = own["margin"], _where(role, "budget", "margin")
 
@@ -87,6 +147,16 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
                 diags.append(_over_limit(setter, max_tokens, limit, window, "a budget can never exceed the model's context window"))
             max_tokens = window
             origins["max_tokens"] = f"context window of {model}"
+    if info is not None and info.max_output_tokens is not None and reserve > info.max_output_tokens and reserve_at is not None:
+        diags.append(
+            Diagnostic.at(
+                reserve_at,
+                "PM506",
+                f"reserve {reserve} (from {origins['reserve']}) is above the {info.max_output_tokens} output tokens {model} can write "
+                f"(row {info.pattern})",
+                hint=f"lower reserve to {info.max_output_tokens} or less: the reply can never use the rest, and the API may refuse it",
+            )
+        )
     if reserve >= max_tokens:
         role = composed.role
         diags.append(
@@ -98,25 +168,30 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
         )
 
     tokenizer, origins["tokenizer"], tdiags = effective_tokenizer(composed, project)
-    return Budget(max_tokens, reserve, margin, window, origins), tokenizer, info, diags + tdiags
+    ratio = None
+    if info is not None and info.ratio != 1:
+        ratio = info.ratio
+        origins["ratio"] = f"model {model} (row {info.pattern}, {'promptmill' if info.origin == 'promptmill' else info.origin})"
+    return Budget(max_tokens, reserve, margin, window, origins, ratio), tokenizer, info, diags + tdiags
 
 
 def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, str, list[Diagnostic]]:
     """(tokenizer name, where it came from, diagnostics) for a composed role: the innermost
     `budget.tokenizer`, else the model's, else the project's, else the default."""
     model = composed.setting("model", project.config.get("model"))
-    info = resolve_model(model) if model else None
+    info = model_table(project).resolve(model) if model else None
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
     diags: list[Diagnostic] = []
-    if model and info is None and "tokenizer" not in {k for own, _ in composed.budgets for k in own}:
+    if model and info is None:
         role = composed.role
         diags.append(
             Diagnostic.at(
                 role.pos("model") if "model" in role.data else role.pos("id"),
-                "PM502",
-                f"unknown model '{model}': cannot tell its tokenizer or context window",
-                hint="name the tokenizer in budget.tokenizer (o200k_base, cl100k_base, approx, hf:PATH)",
+                "PM507",
+                f"unknown model '{model}': not in the model table, so its context window, reply limit and token ratio are unknown; "
+                "counting with the tokenizer as if it were exact",
+                hint=model_table(project).hint(model),
             )
         )
     for own, role in reversed(composed.budgets):

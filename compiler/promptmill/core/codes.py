@@ -101,6 +101,8 @@ CODES: dict[str, Code] = {
     "PM503": Code("invalid-budget", "error", "the budget is inconsistent (reserve not below max_tokens, or above the context window)"),
     "PM504": Code("budget-raised", "warning", "a role asks for more than its parent or model allows; the lower value is used"),
     "PM505": Code("approximate-tokenizer", "info", "the role counts tokens approximately"),
+    "PM506": Code("reserve-over-output-limit", "warning", "a role's reserve is above its model's maximum output tokens"),
+    "PM507": Code("unknown-model", "warning", "a role's model is not in the model table: no window, reply limit or ratio is known"),
     # composition and conditions
     "PM601": Code("extends-chain-too-deep", "error", "an extends chain is longer than the limit"),
     "PM602": Code("section-anchor-unknown", "error", "a section's before/after/remove names a section that does not exist"),

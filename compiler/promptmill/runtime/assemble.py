@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import tooldecl
 from .bundle import RoleBundle, Section
@@ -53,6 +53,18 @@ def _skipped(spec: Section) -> RenderedSection:
     return RenderedSection.create(spec.report_fields, status="skipped", reason=reason, text="")
 
 
+class Counted(NamedTuple):
+    """How a render's counts relate to its model's tokens."""
+
+    ratio: float  # the model's tokens per counted token (1: the count is the provider's own)
+    origin: str  # where the ratio came from ("" when 1)
+    model: str | None  # the model rendered for
+    max_tokens: int = 0  # the budget after the model's window
+    reserve: int = 0  # the reply limit after the model's
+    limit: int = 0  # the budget in the model's tokens, less the margin, before the ratio
+    ratio_for: str | None = None  # whose ratio it is: a model id, or `any <provider> model`
+
+
 def assemble(
     prepared: PreparedRole,
     wire: Wire,
@@ -62,6 +74,7 @@ def assemble(
     origins: dict[str, str],
     margin_tokens: int,
     state: Mapping[str, Any],
+    counted: Counted | None = None,
 ) -> PromptRequest:
     bundle = prepared.bundle
     counter = prepared.counter
@@ -100,8 +113,8 @@ def assemble(
         exact=counter.tokenizer.exact and not wire.estimate and not estimated,
         tokens=result.tokens,
         budget=limit,
-        max_tokens=b.max_tokens,
-        reserve=b.reserve,
+        max_tokens=b.max_tokens if counted is None else counted.max_tokens,
+        reserve=b.reserve if counted is None else counted.reserve,
         margin_tokens=margin_tokens,
         budget_origins=origins,
         separator=bundle.separator,
@@ -113,7 +126,11 @@ def assemble(
         output=bundle.output,
         events=tuple(events),
         state=state,
-        model=bundle.model,
+        model=bundle.model if counted is None or counted.model is None else counted.model,
+        ratio=1.0 if counted is None else counted.ratio,
+        model_budget=None if counted is None or counted.ratio == 1 else counted.limit,
+        ratio_for=None if counted is None or counted.ratio == 1 else counted.ratio_for,
+        source_hash=bundle.source_hash,
     )
 
 

@@ -59,6 +59,7 @@ class Budget:
     margin: float | None = None
     context_window: int | None = None
     origins: dict[str, str] = field(default_factory=dict)
+    ratio: float | None = None  # the role's model's tokens per counted token, where its provider publishes no tokenizer
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,8 @@ class RoleBundle:
 def _plain_bundle(bundle: RoleBundle) -> dict:
     """A bundle's JSON data: `parents` and `default_parent` only in format 2 bundles."""
     data = _plain(bundle)
+    if data["budget"].get("ratio") is None:  # bundles of exactly counted models read as before the field existed
+        data["budget"].pop("ratio", None)
     if not bundle.parents:
         del data["parents"], data["default_parent"]
     else:

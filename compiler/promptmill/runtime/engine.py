@@ -38,8 +38,8 @@ from ..core.errors import (
 )
 from ..core.suggest import ID_CUTOFF, did_you_mean, nearest
 from . import conditions, tooldecl
-from .assemble import assemble
-from .bundle import Manifest, RoleBundle, manifest_from_dict, role_from_dict
+from .assemble import Counted, assemble
+from .bundle import Manifest, RoleBundle, Section, manifest_from_dict, role_from_dict
 from .counting import CountCache, Counter
 from .fill import PreparedRole, make_candidate, unique_tool_names
 from .fit import Fitter
@@ -51,8 +51,10 @@ from .tokenizers import get_tokenizer
 from .wires import get_wire
 
 if TYPE_CHECKING:
+    from .models import ModelInfo, ModelTable
     from .wires.base import Wire
 
+_render_span: Any = None  # set by runtime/tracing.py while renders are traced: the render path imports nothing for it
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 
@@ -113,6 +115,7 @@ class Runtime:
         manifest: Manifest | None = None,
         cache_chars: int = CACHE_CHARS,
         abstract: Iterable[str] = (),
+        models: ModelTable | None = None,
     ):
         if isinstance(cache_chars, bool) or not isinstance(cache_chars, int) or cache_chars < 0:
             raise ConfigError(f"cache_chars must be a whole number of characters, 0 or more; got {cache_chars!r}", code="PM010")
@@ -125,6 +128,17 @@ class Runtime:
         self._counters: dict[str, Counter] = {}
         self._memo = ItemMemo(cache_chars)
         self._lock = threading.Lock()
+        self._models = models
+
+    @property
+    def models(self) -> ModelTable:
+        """The model table renders look a `model=` up in: the shipped one, with the project's rows
+        when the runtime was built from sources (`build_in_memory`, the CLI, the preview)."""
+        if self._models is None:
+            from .models import default_table
+
+            self._models = default_table()
+        return self._models
 
     @classmethod
     def load(cls, build_dir: str | os.PathLike[str] = "build", *, cache_chars: int = CACHE_CHARS) -> Runtime:
@@ -180,7 +194,7 @@ class Runtime:
         if self.manifest is not None and self.base_dir is not None:
             return (_reload, (os.path.abspath(self.base_dir), self.cache_chars))
         base = None if self.base_dir is None else str(self.base_dir)
-        return (_rebuild, (self._bundles, base, self.cache_chars, sorted(self._abstract)))
+        return (_rebuild, (self._bundles, base, self.cache_chars, sorted(self._abstract), self._models))
 
     @property
     def roles(self) -> list[str]:
@@ -225,6 +239,36 @@ class Runtime:
                     self._prepared[role] = prepared
         return prepared
 
+    def count_note(self, role: str, *, provider: str | None = None, model: str | None = None) -> str:
+        """How renders of `role` for `provider` and `model` (defaults as in `render`) are counted:
+        `exact`, `estimate` or `estimated, ratio R for MODEL` (the batch summary says it once)."""
+        info = None if model is None else self.models.lookup(model)
+        bundle = self.bundle(role)
+        wire = get_wire(provider or (info.provider if info is not None else bundle.provider))
+        counted = self._ratio(bundle, wire, info)
+        if counted.ratio != 1:
+            return f"estimated, ratio {counted.ratio:g} for {counted.ratio_for}"
+        tokenizer = get_tokenizer(bundle.tokenizer if info is None else info.tokenizer, base_dir=self.base_dir)
+        return "exact" if tokenizer.exact and not wire.estimate else "estimate"
+
+    def _prepared_for(self, role: str, tokenizer: str) -> PreparedRole:
+        """The role prepared for counting with `tokenizer`: its own preparation when the bundle counts
+        with it, else the bundle with its compile-time counts (static sections, titles) recounted."""
+        bundle = self.bundle(role)
+        if bundle.tokenizer == tokenizer:
+            return self.prepared(role)
+        key = f"{role}@{tokenizer}"
+        prepared = self._prepared.get(key)
+        if prepared is None:
+            counter = self.counter(tokenizer)
+            recounted = _recounted(bundle, tokenizer, counter)
+            with self._lock:
+                prepared = self._prepared.get(key)
+                if prepared is None:
+                    prepared = PreparedRole.prepare(recounted, counter, self._memo)
+                    self._prepared[key] = prepared
+        return prepared
+
     def render(
         self,
         role: str,
@@ -234,18 +278,44 @@ class Runtime:
         provider: str | None = None,
         event: str = "start",
         validate: bool = True,
+        model: str | None = None,
     ) -> PromptRequest:
         """Fill `role` with `state` and fit it to the budget.
 
         `budget` caps the tokens the prompt may use (it can lower, never raise,
         the role's `max_tokens - reserve`). `provider` names the wire (the API
-        dialect) the budget is counted on (default: the role's). `event` is `start` or
-        `continue` (for injection rules). With `validate=False` the state is not
-        checked against the role's inputs schema.
+        dialect) the budget is counted on (default: the model's provider when `model`
+        is given, else the role's). `model` renders for another model than the role's
+        `model:`: its row of the model table (`Runtime.models`) gives the encoding, the
+        ratio, the context window and the reply limit; an unknown model is PM502. `event`
+        is `start` or `continue` (for injection rules). With `validate=False` the state
+        is not checked against the role's inputs schema. While `promptmill.trace_renders()` is
+        on, the render runs in an OpenTelemetry span carrying `req.trace_attributes`.
         """
-        prepared = self.prepared(role)
+        if _render_span is not None:
+            with _render_span(role) as span:
+                req = self._render(role, state, budget=budget, provider=provider, event=event, validate=validate, model=model)
+                span.set_attributes(req.trace_attributes)
+                return req
+        return self._render(role, state, budget=budget, provider=provider, event=event, validate=validate, model=model)
+
+    def _render(
+        self,
+        role: str,
+        state: Mapping[str, Any] | None,
+        *,
+        budget: int | None,
+        provider: str | None,
+        event: str,
+        validate: bool,
+        model: str | None,
+    ) -> PromptRequest:
+        info = None if model is None else self.models.lookup(model)
+        prepared = self.prepared(role) if info is None else self._prepared_for(role, info.tokenizer)
         bundle = prepared.bundle
-        wire = get_wire(bundle.provider if provider is None else provider)
+        if provider is None:
+            provider = info.provider if info is not None else bundle.provider
+        wire = get_wire(provider)
         if event not in EVENTS:
             raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")
         state = {} if state is None else state
@@ -256,15 +326,15 @@ class Runtime:
                 state = dict(state)  # any Mapping at the top (inside, values are JSON data: dicts and lists)
             chosen = None
             if bundle.parents:
-                prepared, chosen = self._choose_parent(prepared, state, wire.name, event)
+                prepared, chosen = self._choose_parent(prepared, state, wire.name, event, model)
                 bundle = prepared.bundle
-            limit, origins, margin_tokens = self._budget(bundle, wire, budget)
+            limit, origins, margin_tokens, counted = self._budget(bundle, wire, budget, info)
             if validate:
                 check_state_data(state, bundle.lazy_paths)
                 if prepared.validator is not None:
                     _validate(prepared.validator, role, state)
             ctx = prepared.context(state)
-            cond_ctx = _condition_context(bundle, state, wire.name, event)
+            cond_ctx = _condition_context(bundle, state, wire.name, event, model)
             cands = []
             skipped = []
             try:
@@ -282,20 +352,22 @@ class Runtime:
             if exc.role:
                 raise
             raise StateError(role, exc.errors, code=exc.code) from None
-        req = assemble(prepared, wire, result, skipped, limit, origins, margin_tokens, state)
+        req = assemble(prepared, wire, result, skipped, limit, origins, margin_tokens, state, counted)
         if chosen is not None:
             req = dataclasses.replace(req, events=(chosen, *req.events))
         _require_content(role, req, limit)
         return req
 
-    def _choose_parent(self, prepared: PreparedRole, state: dict, wire: str, event: str) -> tuple[PreparedRole, dict]:
+    def _choose_parent(
+        self, prepared: PreparedRole, state: dict, wire: str, event: str, model: str | None = None
+    ) -> tuple[PreparedRole, dict]:
         """For a role whose parent is chosen at render time: the prepared candidate whose
         condition holds first (else the role with its `extends`), and the `parent_chosen` event."""
         bundle = prepared.bundle
-        cond_ctx = _condition_context(bundle, state, wire, event)
+        cond_ctx = _condition_context(bundle, state, wire, event, model)
         for index, choice in enumerate(bundle.parents):
             if conditions.evaluate(choice.when, cond_ctx):
-                key = f"{bundle.id}#{index}"  # '#' never occurs in a role id
+                key = f"{bundle.id}#{index}@{bundle.tokenizer}"  # '#' and '@' never occur in a role id
                 found = self._prepared.get(key)
                 if found is None:
                     with self._lock:
@@ -318,13 +390,38 @@ class Runtime:
             names.append(tooldecl.return_tool(contract)["name"])
         return {name: f"the return tool of output contract '{contract.id}'" for name in names}
 
-    def _budget(self, bundle: RoleBundle, wire: Wire, budget: int | None) -> tuple[int, dict[str, str], int]:
+    def _budget(
+        self, bundle: RoleBundle, wire: Wire, budget: int | None, info: ModelInfo | None
+    ) -> tuple[int, dict[str, str], int, Counted]:
+        """(tokens the fit may count, origins, margin tokens, how counts relate to the model's).
+
+        The one place a ratio enters: the budget in the model's tokens, less the margin, is
+        divided by the ratio, so a prompt the fit keeps within the returned limit, counted
+        with the encoding, is within the budget once multiplied by the ratio."""
         b = bundle.budget
         origins = dict(b.origins)
         margin = b.margin if b.margin is not None else wire.default_margin
         if b.margin is None and wire.default_margin:
             origins["margin"] = f"provider {wire.name} default (counts are estimates)"
-        room = b.max_tokens - b.reserve
+        max_tokens, reserve = b.max_tokens, b.reserve
+        if info is not None:
+            origins["model"] = f"render-time model {info.model} (row {info.pattern})"
+            origins["context_window"] = f"model {info.model} ({info.context_window})"
+            if info.context_window < max_tokens:
+                max_tokens = info.context_window
+                origins["max_tokens"] = f"context window of {info.model} ({info.pattern})"
+            if info.max_output_tokens is not None and reserve > info.max_output_tokens:
+                reserve = info.max_output_tokens
+                origins["reserve"] = f"reply limit of {info.model} ({info.pattern})"
+            if reserve >= max_tokens:
+                raise BudgetError(
+                    f"role '{bundle.id}': reserve {reserve} leaves no room in the context window of {info.model} ({max_tokens})",
+                    code="PM831",
+                )
+        counted = self._ratio(bundle, wire, info)
+        if counted.ratio != 1:
+            origins["ratio"] = counted.origin
+        room = max_tokens - reserve
         if budget is not None:
             if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
                 raise BudgetError(f"budget must be a positive integer, got {budget!r}", code="PM831")
@@ -335,26 +432,60 @@ class Runtime:
                 origins["budget"] = f"render-time budget {budget}, capped at the role's {room}"
         # the margin holds back part of whichever budget applies: counts on this wire are estimates
         margin_tokens = math.ceil(room * margin)
-        return room - margin_tokens, origins, margin_tokens
+        model_limit = room - margin_tokens
+        limit = model_limit if counted.ratio == 1 else math.floor(model_limit / counted.ratio)
+        return limit, origins, margin_tokens, counted._replace(max_tokens=max_tokens, reserve=reserve, limit=model_limit)
+
+    def _ratio(self, bundle: RoleBundle, wire: Wire, info: ModelInfo | None) -> Counted:
+        """The model's tokens per counted token on `wire`: 1 where the count is the provider's own
+        (or the wire has no provider), the render-time model's ratio, the role's model's (from
+        compile), else the largest ratio of the wire's provider in the table."""
+        if not wire.estimate:
+            return Counted(1.0, "", None if info is None else info.model)
+        if info is not None and info.provider == wire.name:
+            return Counted(info.ratio, f"model {info.model} (row {info.pattern})", info.model, ratio_for=info.model)
+        if info is None and bundle.budget.ratio is not None:
+            role_model = self.models.resolve(bundle.model) if bundle.model else None
+            if role_model is None or role_model.provider == wire.name:
+                origin = bundle.budget.origins.get("ratio", f"model {bundle.model}")
+                return Counted(bundle.budget.ratio, origin, bundle.model, ratio_for=bundle.model)
+        ratio = self.models.max_ratio(wire.name)
+        named = info.model if info is not None else bundle.model
+        origin = f"provider {wire.name}: {named or 'no model'} is not one of its models, so the table's largest ratio"
+        return Counted(ratio, origin, named, ratio_for=f"any {wire.name} model")
 
 
-def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], wire: str, event: str) -> dict[str, Any]:
-    """What a `when` condition (a section's, a rule line's, a parent choice's) can read."""
+def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], wire: str, event: str, model: str | None = None) -> dict[str, Any]:
+    """What a `when` condition (a section's, a rule line's, a parent choice's) can read: `model` is
+    the model rendered for (the render's `model=`, else the role's)."""
     return {
         "state": state,
         "role": {"id": bundle.id, "category": bundle.category},
-        "model": bundle.model,
+        "model": bundle.model if model is None else model,
         "provider": wire,
         "event": event,
     }  # conditions read the wire name as `provider`
+
+
+def _recounted(bundle: RoleBundle, tokenizer: str, counter: Counter) -> RoleBundle:
+    """`bundle` counting with another tokenizer: the counts compile stored, made again (parents too)."""
+
+    def recount(s: Section) -> Section:
+        tokens = counter.count(s.text) if s.kind == "static" and s.text else s.tokens
+        title = counter.count(s.title + "\n") if s.title else s.title_tokens
+        return dataclasses.replace(s, tokens=tokens, title_tokens=title)
+
+    parents = tuple(dataclasses.replace(c, bundle=_recounted(c.bundle, tokenizer, counter)) for c in bundle.parents)
+    return dataclasses.replace(bundle, tokenizer=tokenizer, sections=tuple(recount(s) for s in bundle.sections), parents=parents)
 
 
 def _reload(build_dir: str, cache_chars: int) -> Runtime:
     return Runtime.load(build_dir, cache_chars=cache_chars)
 
 
-def _rebuild(bundles: dict, base_dir: str | None, cache_chars: int, abstract: list[str]) -> Runtime:
-    return Runtime(bundles, base_dir=None if base_dir is None else Path(base_dir), cache_chars=cache_chars, abstract=abstract)
+def _rebuild(bundles: dict, base_dir: str | None, cache_chars: int, abstract: list[str], models: ModelTable | None = None) -> Runtime:
+    base = None if base_dir is None else Path(base_dir)
+    return Runtime(bundles, base_dir=base, cache_chars=cache_chars, abstract=abstract, models=models)
 
 
 def _abstract_hint(role: str, roles: list[str]) -> str:

@@ -50,9 +50,8 @@ def explain(req: PromptRequest) -> str:
     """A human-readable account of a render: each section with its tokens and share of the budget,
     what was trimmed and why, and the total against the budget (`req.explain()`)."""
     share = 100.0 * req.tokens / req.budget if req.budget else 0.0
-    exact = "exact" if req.exact else "estimate"
     lines = [
-        f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), {req.tokenizer}, {exact}",
+        f"role {req.role} for {req.provider}: {req.tokens} of {req.budget} tokens ({share:.1f}%), {req.tokenizer}, {req.count_note}",
         f"budget: {budget_sum(req)}",
     ]
     for key, where in req.budget_origins.items():
@@ -76,9 +75,12 @@ def explain(req: PromptRequest) -> str:
 
 def budget_sum(req: PromptRequest) -> str:
     """How the budget came about: `max_tokens 8192 - reserve 1024 - margin 717`, or from a render-time budget."""
-    base = req.budget + req.margin_tokens
+    base = (req.budget if req.model_budget is None else req.model_budget) + req.margin_tokens
     if base == req.max_tokens - req.reserve:
         out = f"max_tokens {req.max_tokens} - reserve {req.reserve}"
     else:
         out = f"render budget {base} (below max_tokens {req.max_tokens} - reserve {req.reserve})"
-    return out + (f" - margin {req.margin_tokens}" if req.margin_tokens else "")
+    out += f" - margin {req.margin_tokens}" if req.margin_tokens else ""
+    if req.model_budget is not None:
+        out += f" = {req.model_budget} {req.model or req.provider} tokens, / ratio {req.ratio:g} = {req.budget} {req.tokenizer} tokens"
+    return out

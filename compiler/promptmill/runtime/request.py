@@ -12,6 +12,7 @@ against the output contract. `explain()` says what was kept and trimmed, and why
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -97,6 +98,10 @@ class Message:
     turn: bool = False  # a history turn
 
 
+# wire -> the `gen_ai.provider.name` OpenTelemetry's GenAI semantic conventions give its provider
+_OTEL_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
+
+
 @dataclass(frozen=True)
 class PromptRequest:
     role: str
@@ -118,7 +123,55 @@ class PromptRequest:
     output: Contract | None = None
     events: tuple[dict, ...] = ()
     state: Any = field(default=None, repr=False, compare=False)
-    model: str | None = None  # the model the role declares (`model:`), sent by to_openai/to_anthropic
+    model: str | None = None  # the model rendered for (`render(model=...)`, else the role's `model:`), sent in payloads
+    ratio: float = 1.0  # the model's tokens per counted token where its provider publishes no tokenizer (1: exact count)
+    model_budget: int | None = None  # with a ratio: the budget in the model's tokens, which `budget` is this divided by
+    ratio_for: str | None = None  # whose ratio: a model id, or `any <provider> model` when the render names none of its
+    source_hash: str = ""  # the role's source hash (its bundle's): which version of the prompt this is
+
+    @property
+    def trace_attributes(self) -> dict[str, Any]:
+        """Which prompt made this request, as span attributes: OpenTelemetry GenAI semantic conventions
+        where they have a name (`gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`),
+        `promptmill.*` for the rest. Values are strings, numbers, booleans or lists of strings."""
+        from ..core.version import __version__
+
+        out: dict[str, Any] = {}
+        provider = _OTEL_PROVIDERS.get(self.provider)
+        if provider:
+            out["gen_ai.provider.name"] = provider
+        if self.model:
+            out["gen_ai.request.model"] = self.model
+        if self.reserve > 0:
+            out["gen_ai.request.max_tokens"] = self.reserve
+        out.update(
+            {
+                "promptmill.role.id": self.role,
+                "promptmill.role.source_hash": self.source_hash,
+                "promptmill.version": __version__,
+                "promptmill.wire": self.provider,
+                "promptmill.budget": self.budget,
+                "promptmill.tokens": self.tokens,
+                "promptmill.tokens.estimated": self.estimated_tokens,
+                "promptmill.tokens.exact": self.exact,
+                "promptmill.ratio": self.ratio,
+                "promptmill.sections.dropped": [s.id for s in self.sections if s.status == "dropped"],
+                "promptmill.sections.trimmed": [s.id for s in self.sections if s.status in ("trimmed", "truncated")],
+            }
+        )
+        return out
+
+    @property
+    def estimated_tokens(self) -> int:
+        """`tokens` in the model's own tokens: the count times `ratio`, rounded up (equal to `tokens` when exact)."""
+        return self.tokens if self.ratio == 1 else math.ceil(self.tokens * self.ratio)
+
+    @property
+    def count_note(self) -> str:
+        """How the counts relate to the provider's: `exact`, `estimate`, or `estimated, ratio R for MODEL`."""
+        if self.ratio != 1:
+            return f"estimated, ratio {self.ratio:g} for {self.ratio_for or self.model or self.provider}"
+        return "exact" if self.exact else "estimate"
 
     @property
     def wire(self) -> Wire:

@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import math
 import threading
 import types
 import unicodedata
-from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -36,6 +33,8 @@ from ..core.errors import TokenizerError
 
 if TYPE_CHECKING:
     import tiktoken
+
+    from .models import ModelInfo
 
 DEFAULT_TOKENIZER = "o200k_base"
 
@@ -318,28 +317,14 @@ def get_tokenizer(name: str, *, base_dir: Path | None = None) -> Tokenizer:
         return tok
 
 
-@dataclass(frozen=True)
-class ModelInfo:
-    model: str
-    tokenizer: str
-    context_window: int
-    estimate: bool  # True when the tokenizer is not the provider's own
-
-
-@lru_cache(maxsize=1)
-def _model_table() -> dict[str, dict]:
-    return json.loads(_data_file("models.json"))["models"]
-
-
 def resolve_model(model: str) -> ModelInfo | None:
-    """Tokenizer and context window of a model name (longest prefix match), or None."""
-    table = _model_table()
-    best = max((p for p in table if model.startswith(p)), key=len, default=None)
-    if best is None:
-        return None
-    entry = table[best]
-    return ModelInfo(model, entry["tokenizer"], int(entry["context_window"]), bool(entry.get("estimate", False)))
+    """Tokenizer and context window of a model name (the model table's most specific row), or None."""
+    from .models import resolve_model as resolve  # the model table loads only when a model is asked about
+
+    return resolve(model)
 
 
 def known_models() -> list[str]:
-    return sorted(_model_table())
+    from .models import default_table
+
+    return default_table().patterns

@@ -8,8 +8,8 @@ handful of small JSON requests, and one long-lived event stream per open page
     GET  /static/NAME       app.js, app.css: only the files in STATIC, from the package
     GET  /api/project       roles, example state files, the starting role and state
     GET  /api/state?path=P  the text of one listed example state file
-    POST /api/render        {role, state, budget, provider} -> views per provider, or an error
-    POST /api/compare       {role, state, budget, provider, against, other} -> diff and deltas
+    POST /api/render        {role, state, budget, provider, model} -> views per provider, or an error
+    POST /api/compare       {role, state, budget, provider, model, against, other} -> diff and deltas
     GET  /api/events        server-sent events: a `status` after every recompile
 
 Every request is first checked by `guard.refusal` (403 when the Host or
@@ -165,6 +165,7 @@ class PreviewServer(ThreadingHTTPServer):
             "roles": roles,
             "examples": examples,
             "example_for": {r: by_stem[r] for r in roles if r in by_stem},
+            "models": s.models(),
             "role": role,
             "state": state,
             "status": s.status(),
@@ -272,19 +273,28 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ValueError("state must be text")
             budget = _int_or_none(body.get("budget"))
             provider = body.get("provider") or None
+            model = body.get("model") or None
+            if model is not None and not isinstance(model, str):
+                raise ValueError("model must be text")
         except (ValueError, UnicodeDecodeError) as exc:
             self._json({"error": {"code": "PM010", "message": f"bad request: {exc}", "hint": None}}, 400)
             return
         try:
             s = self.server.session
             if path == "/api/render":
-                self._json(s.render(role, state, budget=budget, provider=provider))
+                self._json(s.render(role, state, budget=budget, provider=provider, model=model))
             else:
                 against = "state" if body.get("against") == "state" else "build"
                 other = body.get("other")
                 self._json(
                     s.compare(
-                        role, state, budget=budget, provider=provider, against=against, other_state=other if isinstance(other, str) else ""
+                        role,
+                        state,
+                        budget=budget,
+                        provider=provider,
+                        model=model,
+                        against=against,
+                        other_state=other if isinstance(other, str) else "",
                     )
                 )
         except (BrokenPipeError, ConnectionResetError):

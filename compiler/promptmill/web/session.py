@@ -107,7 +107,6 @@ def view(req: PromptRequest) -> dict[str, Any]:
         entry = dropped_entry(s)
         if entry:
             dropped.append(entry)
-    exact = "exact" if req.exact else "estimate"
     share = _share(req.tokens, req.budget)
     return {
         "role": req.role,
@@ -118,7 +117,10 @@ def view(req: PromptRequest) -> dict[str, Any]:
         "budget": req.budget,
         "share": share,
         "role_budget": req.max_tokens - req.reserve,
-        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share:.1f}%)   {req.tokenizer}, {exact}",
+        "model": req.model,
+        "ratio": req.ratio,
+        "count_note": req.count_note,
+        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share:.1f}%)   {req.tokenizer}, {req.count_note}",
         "budget_line": f"budget {req.budget}: {budget_sum(req)}",
         "origins": [[key, where] for key, where in req.budget_origins.items()],
         "sections": sections,
@@ -233,18 +235,32 @@ class Session:
             raise PromptmillError(f"the templates have {errors} error(s) and nothing compiled yet; fix and save", code="PM001")
         return self.runtime
 
-    def render(self, role: str, state_text: str, *, budget: int | None = None, provider: str | None = None) -> dict[str, Any]:
-        """Every provider's render of `role` with the state text: views, or errors as data."""
+    def models(self) -> list[str]:
+        """The model ids the page offers: each row of the model table, its pattern without the `*`."""
+        runtime = self.runtime
+        table = runtime.models if runtime is not None else None
+        if table is None:
+            from ..runtime.models import default_table
+
+            table = default_table()
+        return [info.pattern.rstrip("*") for info in table.rows()]
+
+    def render(
+        self, role: str, state_text: str, *, budget: int | None = None, provider: str | None = None, model: str | None = None
+    ) -> dict[str, Any]:
+        """Every provider's render of `role` with the state text: views, or errors as data. With
+        `model`, the model's provider is rendered for that model and the others for the role's."""
         out: dict[str, Any] = {"status": self.status()}
         try:
             runtime = self._runtime()
             state = parse_state(state_text)
             runtime.bundle(role)  # an unknown role first: it is the likelier mistake
-            main = runtime.render(role, state, budget=budget, provider=provider)
+            main = runtime.render(role, state, budget=budget, provider=provider, model=model)
         except PromptmillError as exc:
             out["error"] = error_data(exc)
             return out
         out["provider"] = main.provider
+        out["model"] = main.model
         views: dict[str, Any] = {}
         for name in WIRE_NAMES:
             try:
@@ -277,18 +293,19 @@ class Session:
         provider: str | None = None,
         against: str = "build",
         other_state: str | None = None,
+        model: str | None = None,
     ) -> dict[str, Any]:
         """The current render against the committed build or another state: text diff, token deltas."""
         try:
             runtime = self._runtime()
             state = parse_state(state_text)
-            after = runtime.render(role, state, budget=budget, provider=provider)
+            after = runtime.render(role, state, budget=budget, provider=provider, model=model)
             if against == "build":
-                before = self._build_runtime().render(role, state, budget=budget, provider=after.provider)
+                before = self._build_runtime().render(role, state, budget=budget, provider=after.provider, model=model)
                 label = "committed build"
             else:
                 other = parse_state(other_state or "")
-                before = runtime.render(role, other, budget=budget, provider=after.provider)
+                before = runtime.render(role, other, budget=budget, provider=after.provider, model=model)
                 label = "other state"
         except PromptmillError as exc:
             return {"error": error_data(exc)}

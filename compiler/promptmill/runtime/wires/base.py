@@ -42,6 +42,7 @@ class Wire:
     contract_as_tool: bool = False  # a native contract is sent as a forced call of its return tool
     schema_form: str | None = None  # the form of a native contract's schema this wire sends (schemaforms.py)
     batch_limits: BatchLimits | None = None  # None: the wire has no batch file format
+    metadata_field: str | None = None  # the request field that takes string tags (OpenAI `metadata`): batch lines trace their prompt
 
     def __repr__(self) -> str:
         return f"<wire {self.name}>"

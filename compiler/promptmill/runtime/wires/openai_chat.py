@@ -84,6 +84,8 @@ class OpenAIChatWire(Wire):
             out["response_format"] = response_format(req.output)
         return out
 
+    metadata_field = "metadata"  # up to 16 string pairs on a chat completion
+
     def batch_line(self, custom_id: str, payload: dict, model: str | None, max_tokens: int | None) -> dict:
         return {"custom_id": custom_id, "method": "POST", "url": BATCH_URL, "body": {"model": model, **payload}}
 

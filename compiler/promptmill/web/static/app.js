@@ -6,11 +6,11 @@
 const PROVIDERS = ["text", "openai", "anthropic", "gemini", "live"];
 const $ = (id) => document.getElementById(id);
 const ui = {
-  role: $("role"), example: $("example"), state: $("state"), budget: $("budget"),
+  role: $("role"), example: $("example"), model: $("model"), state: $("state"), budget: $("budget"),
   budgetValue: $("budget-value"), live: $("live"), tabs: $("tabs"),
 };
 const app = {
-  project: null, role: null, statePath: "", loadedText: "", budget: null, tab: null,
+  project: null, role: null, statePath: "", loadedText: "", budget: null, tab: null, model: "",
   data: null, seq: 0, inflight: false, again: false, version: 0, compareOn: false,
 };
 
@@ -77,6 +77,8 @@ function fillPickers() {
   ui.role.value = app.role || "";
   ui.example.replaceChildren(...options(app.project.examples, [el("option", { value: "", text: "(typed in the page)" })]));
   ui.example.value = app.statePath;
+  ui.model.replaceChildren(...options(app.project.models || [], [el("option", { value: "", text: "(role's)" })]));
+  ui.model.value = app.model;
   const other = $("compare-example");
   const chosen = other.value;
   other.replaceChildren(...options(app.project.examples, [el("option", { value: "", text: "(typed below)" })]));
@@ -86,7 +88,7 @@ function fillPickers() {
 async function refreshProject() {  // roles and state files come and go with saves
   const project = await api("/api/project");
   if (project.error) return;
-  const same = JSON.stringify([project.roles, project.examples]) === JSON.stringify([app.project.roles, app.project.examples]);
+  const same = JSON.stringify([project.roles, project.examples, project.models]) === JSON.stringify([app.project.roles, app.project.examples, app.project.models]);
   app.project = project;
   if (!same) fillPickers();
   if (!app.role && project.role) { await chooseRole(project.role, project.state); return true; }
@@ -120,7 +122,7 @@ async function render() {
   try {
     const seq = ++app.seq;
     const role = app.role;
-    const data = await api("/api/render", { role: role, state: ui.state.value, budget: app.budget });
+    const data = await api("/api/render", { role: role, state: ui.state.value, budget: app.budget, model: app.model || null });
     // a render asked for before the role changed never draws over the new role's page
     if (seq === app.seq && role === app.role) show(data);
   } finally {
@@ -156,7 +158,7 @@ function draw() {
     const p = b.dataset.provider;
     b.setAttribute("aria-selected", String(p === app.tab));
     b.classList.toggle("failed", Boolean(data.views[p] && data.views[p].error));
-    b.textContent = p + (p === data.provider ? " (role's)" : "");
+    b.textContent = p + (p === data.provider ? " (" + (data.model && app.model ? data.model : "role's") + ")" : "");
   }
   const v = data.views[app.tab];
   if (v.error) {
@@ -261,6 +263,7 @@ async function compare() {
   const against = document.querySelector("input[name=against]:checked").value;
   const got = await api("/api/compare", {
     role: app.role, state: ui.state.value, budget: app.budget, provider: app.tab, against,
+    model: app.data && app.tab === app.data.provider ? app.model || null : null,  // the model's own tab only
     other: $("compare-state").value,
   });
   const table = $("compare-sections");
@@ -296,6 +299,7 @@ let typing = 0;
 ui.state.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(render, 120); });
 ui.role.addEventListener("change", () => chooseRole(ui.role.value, ""));
 ui.example.addEventListener("change", () => loadState(ui.example.value));
+ui.model.addEventListener("change", () => { app.model = ui.model.value; app.tab = null; render(); });
 ui.budget.addEventListener("input", () => {
   app.budget = Number(ui.budget.value);
   ui.budgetValue.textContent = ui.budget.value;

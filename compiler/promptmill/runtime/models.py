@@ -1,0 +1,139 @@
+"""The model table: what promptmill knows about each model family.
+
+A row (see `data/models.json`) matches model ids by a pattern ending in `*` (a
+prefix); the most specific pattern, the longest before its `*`, wins. A row
+says which provider serves the model, how its tokens are counted (an encoding
+promptmill ships, times a calibration `ratio` where the provider publishes no
+tokenizer), its context window and reply limit, its prompt-cache rules and
+whether it takes native structured output, and names its source. A project
+adds or overrides rows (`models:` in promptmill.yaml; compile validates them
+against the project schema); `ModelTable.with_rows` lays them over the
+shipped table, a row with the same pattern replacing the shipped one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ..core.errors import TokenizerError
+
+PROVIDERS = ("openai", "anthropic", "gemini")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One model as the table describes it (`model` is the id asked for, `pattern` the row that matched)."""
+
+    model: str
+    tokenizer: str  # the encoding that counts its tokens
+    context_window: int
+    estimate: bool  # True when the encoding is not the provider's own tokenizer
+    pattern: str = ""
+    provider: str = ""
+    ratio: float = 1.0  # the provider's tokens per counted token (1 where the count is exact)
+    max_output_tokens: int | None = None
+    cache_min_tokens: int | None = None
+    cache_breakpoints: int | None = None
+    structured_output: bool = False
+    source: str = ""
+    origin: str = "promptmill"  # "promptmill" (shipped) or where the project row is
+
+
+def _prefix(pattern: str) -> str:
+    return pattern[:-1] if pattern.endswith("*") else pattern
+
+
+def _matches(pattern: str, model: str) -> bool:
+    return model.startswith(pattern[:-1]) if pattern.endswith("*") else model == pattern
+
+
+def _specificity(pattern: str) -> tuple[int, int]:
+    return len(_prefix(pattern)), 0 if pattern.endswith("*") else 1  # an exact id beats a pattern of its length
+
+
+class ModelTable:
+    """Rows by pattern; immutable. `default_table()` is the shipped one."""
+
+    def __init__(self, rows: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str] | None = None) -> None:
+        self._rows = dict(rows)
+        self._origins = dict(origins or {})
+
+    def with_rows(self, rows: Iterable[Mapping[str, Any]], origin: str = "project") -> ModelTable:
+        """This table with `rows` (project rows) added; a row whose pattern exists replaces it."""
+        merged, origins = dict(self._rows), dict(self._origins)
+        for row in rows:
+            merged[row["pattern"]] = row
+            origins[row["pattern"]] = origin
+        return ModelTable(merged, origins)
+
+    @property
+    def patterns(self) -> list[str]:
+        return sorted(self._rows)
+
+    def rows(self) -> list[ModelInfo]:
+        """Every row, as the `ModelInfo` its pattern resolves to, by provider then pattern."""
+        infos = [self._info(p, _prefix(p)) for p in self._rows]
+        return sorted(infos, key=lambda i: (i.provider, i.pattern))
+
+    def max_ratio(self, provider: str) -> float:
+        """The largest ratio of `provider`'s rows (1 when it has none): the conservative count for a
+        request to that provider that names none of its models."""
+        return max((self._info(p, _prefix(p)).ratio for p, row in self._rows.items() if row.get("provider") == provider), default=1.0)
+
+    def resolve(self, model: str) -> ModelInfo | None:
+        """The row for `model` (the most specific matching pattern), or None."""
+        best = max((p for p in self._rows if _matches(p, model)), key=_specificity, default=None)
+        return None if best is None else self._info(best, model)
+
+    def lookup(self, model: str) -> ModelInfo:
+        """`resolve`, or TokenizerError PM502 naming the nearest patterns."""
+        info = self.resolve(model)
+        if info is None:
+            raise TokenizerError(f"unknown model '{model}': not in the model table", code="PM502", hint=self.hint(model))
+        return info
+
+    def hint(self, model: str) -> str:
+        """'did you mean ...?' for an unknown model, else how to add it."""
+        from ..core.suggest import ID_CUTOFF, did_you_mean, nearest
+
+        close = nearest(model, [_prefix(p) for p in self._rows], n=2, cutoff=ID_CUTOFF)
+        add = "add a row under `models:` in promptmill.yaml (see `promptmill models`)"
+        return f"{did_you_mean(p + '*' for p in close)} or {add}" if close else add
+
+    def _info(self, pattern: str, model: str) -> ModelInfo:
+        row = self._rows[pattern]
+        counting = row.get("counting") or {}
+        ratio = float(counting.get("ratio", 1.0))
+        cache = row.get("cache") or {}
+        return ModelInfo(
+            model=model,
+            tokenizer=counting.get("encoding", "o200k_base"),
+            context_window=int(row["context_window"]),
+            estimate=bool(counting.get("estimate", "ratio" in counting or row.get("provider") != "openai")),
+            pattern=pattern,
+            provider=row.get("provider", ""),
+            ratio=ratio,
+            max_output_tokens=row.get("max_output_tokens"),
+            cache_min_tokens=cache.get("min_tokens"),
+            cache_breakpoints=cache.get("breakpoints"),
+            structured_output=bool(row.get("structured_output", False)),
+            source=row.get("source", ""),
+            origin=self._origins.get(pattern, "promptmill"),
+        )
+
+
+@lru_cache(maxsize=1)
+def default_table() -> ModelTable:
+    """The table shipped in `promptmill/data/models.json`."""
+    raw = resources.files("promptmill").joinpath("data", "models.json").read_bytes()
+    return ModelTable({row["pattern"]: row for row in json.loads(raw)["models"]})
+
+
+def resolve_model(model: str, table: ModelTable | None = None) -> ModelInfo | None:
+    """The table's row for a model id (the shipped table unless given), or None."""
+    return (table or default_table()).resolve(model)
