@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cli.scaffold import init
     from .compiling.api import CompileResult, LintResult, build_in_memory, compile, lint
     from .compiling.porting import port_format
+    from .compiling.typegen import types_module, write_types
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
     from .runtime.tokenizers import get_tokenizer
+    from .runtime.typeshash import types_hash
     from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
@@ -69,6 +71,9 @@ _LAZY = {
     "which": ("compiling.which", "which"),
     "format_which": ("compiling.which", "format_which"),
     "port_format": ("compiling.porting", "port_format"),
+    "types_module": ("compiling.typegen", "types_module"),
+    "write_types": ("compiling.typegen", "write_types"),
+    "types_hash": ("runtime.typeshash", "types_hash"),
     # tools around them
     "init": ("cli.scaffold", "init"),
     "pretty": ("cli.preview", "pretty"),
@@ -109,6 +114,9 @@ __all__ = [
     "which",
     "format_which",
     "port_format",
+    "types_module",
+    "write_types",
+    "types_hash",
     "init",
     "pretty",
     "request_data",
