@@ -246,7 +246,7 @@ def _render_dict(d: _Dict, taken: set[str]) -> list[str]:
     if d.doc:
         lines.append(f"# {_one_line(d.doc)}")
     lines.append(f"{d.name} = TypedDict(")
-    lines.append(f"    {d.name!r},")
+    lines.append(f"    {_str(d.name)},")
     lines.append("    {")
     for k in d.keys:
         lines.extend(_comment_lines(k.comment, "        "))
