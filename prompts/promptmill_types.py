@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from promptmill import PromptRequest, Runtime
 
 PROMPTMILL_VERSION = "0.1.0"
-TYPES_HASH = "98c68c69735ca3f2590ec56978a48eb6e69e1372278e83bea5aa1b7610749892"
+TYPES_HASH = "229f84682134546e41d8cd9d0826df2402ec94a45dceeca7f95075fdabd24ca8"
 
 
 class CompanionBeatInputsRuntime(TypedDict):
@@ -330,6 +330,11 @@ class ReplannerInputsPlanSubtasksItem(TypedDict):
     id: str
     description: str
     status: Literal["done", "pending", "failed", "blocked"]
+    depends_on: NotRequired[list[str]]
+    model_tier: NotRequired[int]
+    verification_tier: NotRequired[int]
+    is_critical_path: NotRequired[bool]
+    acceptance_criteria: NotRequired[str]
 
 
 class ReplannerInputsPlan(TypedDict):
@@ -594,7 +599,7 @@ def render(
 def render(
     rt: Runtime,
     role: str,
-    state: Mapping[str, Any],
+    state: Any,
     *,
     budget: int | None = None,
     provider: str | None = None,

@@ -412,7 +412,7 @@ def _entry_points(roles: list[_RoleTypes], command: str) -> list[str]:
             out += ["", "@overload", *_signature(f"Literal[{_str(r.role)}]", r.inputs, ret, " ..."), ""]
     one = roles[0] if len(roles) == 1 else None
     role_type = f"Literal[{_str(one.role)}]" if one else "str"
-    state_type = one.inputs if one else "Mapping[str, Any]"
+    state_type = one.inputs if one else "Any"  # Any: an inputs schema may be typed as something else than a mapping
     ret = f"Request[{one.reply}]" if one and one.reply else "Any"
     out += [
         "",
