@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cli.scaffold import init
     from .compiling.api import CompileResult, LintResult, build_in_memory, compile, lint
     from .compiling.porting import port_format
-    from .compiling.typegen import types_module, write_types
+    from .compiling.typegen import types_module
+    from .compiling.typesfile import write_types
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
@@ -72,7 +73,7 @@ _LAZY = {
     "format_which": ("compiling.which", "format_which"),
     "port_format": ("compiling.porting", "port_format"),
     "types_module": ("compiling.typegen", "types_module"),
-    "write_types": ("compiling.typegen", "write_types"),
+    "write_types": ("compiling.typesfile", "write_types"),
     "types_hash": ("runtime.typeshash", "types_hash"),
     # tools around them
     "init": ("cli.scaffold", "init"),

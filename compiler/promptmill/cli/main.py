@@ -347,7 +347,7 @@ def port_format(file: str, role_id: str | None) -> None:
 @handled
 def types(path: str, output: str | None) -> None:
     """Write the typed module (TypedDicts per role's inputs and reply, typed render) for application code."""
-    from ..compiling.typegen import configured_path, write_types
+    from ..compiling.typesfile import configured_path, write_types
 
     target = output if output is not None else configured_path(path)
     if target is None:

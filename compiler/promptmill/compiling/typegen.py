@@ -12,13 +12,13 @@ nearest wider type, with a comment saying so. Generation never fails and the
 text is deterministic: same bundles, same bytes.
 
 The module is checked for staleness by `compile --check` when promptmill.yaml
-names it (`types: {path: ...}`); `check_types_file` does that.
+names it (`types: {path: ...}`); `check_types_file` does that. Writing the file
+(`write_types`, compiling the project first) is `typesfile.py`.
 """
 
 from __future__ import annotations
 
 import keyword
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,12 +26,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
-from ..core.errors import CompileError, PromptmillError
+from ..core.diagnostics import Diagnostic
 from ..core.version import __version__
 from ..runtime.bundle import RoleBundle
 from ..runtime.typeshash import types_hash
-from .writer import atomic_write
 
 # names the module itself uses in annotations: a key spelled like one is written in TypedDict's functional form
 RESERVED = frozenset(
@@ -450,42 +448,6 @@ def module_path(project_root: Path, target: Path) -> str:
         return resolved.relative_to(Path(project_root).resolve()).as_posix()
     except ValueError:
         return resolved.as_posix()
-
-
-def write_types(path: str | os.PathLike[str], project: str | os.PathLike[str] = ".") -> Path:
-    """Compile the project at `project` in memory and write its types module to `path` (atomically).
-
-    Raises `CompileError` when a template has errors and PM018 when `path` cannot be written or holds
-    a file `promptmill types` did not write (it is never overwritten)."""
-    from .api import compile_bundles, load_project
-
-    loaded = load_project(project, user_rules=False)
-    bundles, _, diags = compile_bundles(loaded)
-    all_diags = sort_diagnostics(loaded.diagnostics + diags)
-    if has_errors(all_diags):
-        raise CompileError(all_diags)
-    target = Path(path)
-    text = types_module(bundles, path=module_path(loaded.project.root, target))
-    try:
-        if target.is_symlink() or (os.path.lexists(target) and HEADER_NOTE not in target.read_text(encoding="utf-8", errors="replace")):
-            raise PromptmillError(
-                f"{target.as_posix()} exists and was not written by `promptmill types`; it is left as it is",
-                code="PM018",
-                hint="name another file with -o, or remove this one",
-            )
-        atomic_write(target, text.encode("utf-8"))
-    except OSError as exc:
-        raise PromptmillError(f"cannot write {target.as_posix()}: {exc.strerror or exc}", code="PM018") from None
-    return target
-
-
-def configured_path(project: str | os.PathLike[str] = ".") -> Path | None:
-    """The module promptmill.yaml names (`types: {path}`), or None."""
-    from ..source.project import find_project
-
-    found, _ = find_project(project, user_rules=False)
-    settings = found.config.get("types")
-    return found.root / settings["path"] if isinstance(settings, dict) and isinstance(settings.get("path"), str) else None
 
 
 def check_types_file(project_root: Path, config: Mapping[str, Any], bundles: Mapping[str, RoleBundle]) -> Diagnostic | None:
