@@ -197,3 +197,36 @@ def test_modules_from_random_schemas_type_check(tmp_path_factory, inputs, reply)
     finally:
         os.chdir(cwd)
     assert status == 0, out
+
+
+def readme_app() -> str:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
+    start = lines.index("<!-- python-types-app -->")
+    assert lines[start + 1] == "```python"
+    end = lines.index("```", start + 2)
+    return "\n".join(lines[start + 2 : end]) + "\n"
+
+
+def test_the_readme_flow_a_renamed_input_is_caught_by_mypy(tmp_path, monkeypatch):
+    """README "Typed application code": the app passes; after `task_state` becomes `task` in the
+    executor's template and `promptmill types` runs, mypy names the stale key."""
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "prompts", project / "prompts", ignore=shutil.ignore_patterns("*.py"))
+    shutil.copy(ROOT / "promptmill.yaml", project / "promptmill.yaml")
+    (project / "app.py").write_text(readme_app())
+    monkeypatch.chdir(project)
+    promptmill.compile(".")
+    promptmill.write_types("prompts/promptmill_types.py", ".")
+    status, out = mypy(project, "app.py")
+    assert status == 0, out
+    role = project / "prompts" / "roles" / "executor.yaml"
+    text = role.read_text(encoding="utf-8")
+    renamed = text.replace("required: [task_state, subtask]", "required: [task, subtask]")
+    renamed = renamed.replace("\n    task_state:", "\n    task:").replace("{{ task_state }}", "{{ task }}")
+    assert renamed.count("task_state") == text.count("task_state") - 3
+    role.write_text(renamed, encoding="utf-8")
+    promptmill.write_types("prompts/promptmill_types.py", ".")
+    status, out = mypy(project, "app.py")
+    assert status == 1
+    assert 'app.py:6: error: Missing key "task" for TypedDict "ExecutorInputs"  [typeddict-item]' in out
+    assert 'app.py:6: error: Extra key "task_state" for TypedDict "ExecutorInputs"  [typeddict-unknown-key]' in out
