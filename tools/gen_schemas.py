@@ -715,6 +715,18 @@ PROJECT = {
             "Glob patterns (relative to the prompts folder) of YAML files that are not templates, e.g. example states.",
             items=s("string", minLength=1),
         ),
+        "types": s(
+            "object",
+            "Types module",
+            "The typed module `promptmill types` writes for application code; `promptmill compile --check` fails when it is stale.",
+            additionalProperties=False,
+            required=["path"],
+            properties={
+                "path": s(
+                    "string", "Path", "Where the module is, relative to this file (e.g. `app/promptmill_types.py`).", pattern=r"\.py$"
+                ),
+            },
+        ),
     },
     "$defs": COMMON_DEFS,
 }

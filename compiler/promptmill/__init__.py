@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.counts import counts, format_counts
     from .compiling.models import format_models, models
     from .compiling.porting import port_format
+    from .compiling.typegen import types_module
+    from .compiling.typesfile import write_types
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.request import PromptRequest
     from .runtime.tokenizers import get_tokenizer
     from .runtime.tracing import trace_renders
+    from .runtime.typeshash import types_hash
     from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
@@ -81,6 +84,9 @@ _LAZY = {
     "format_models": ("compiling.models", "format_models"),
     "counts": ("compiling.counts", "counts"),
     "format_counts": ("compiling.counts", "format_counts"),
+    "types_module": ("compiling.typegen", "types_module"),
+    "write_types": ("compiling.typesfile", "write_types"),
+    "types_hash": ("runtime.typeshash", "types_hash"),
     # tools around them
     "init": ("cli.scaffold", "init"),
     "pretty": ("cli.preview", "pretty"),
@@ -134,6 +140,9 @@ __all__ = [
     "format_models",
     "counts",
     "format_counts",
+    "types_module",
+    "write_types",
+    "types_hash",
     "init",
     "pretty",
     "request_data",

@@ -192,14 +192,14 @@ def compile(path: str, output: str | None, check: bool, force: bool) -> None:
     from .reporters import report
 
     result = run_compile(path, output=output, check=check, force=force)
-    warnings = [d for d in result.diagnostics if d.severity != "error"]
-    if warnings:
-        report(warnings, "text", sys.stderr, color=_color(sys.stderr))
+    if result.diagnostics:  # warnings; with --check also a stale types module (PM019)
+        report(result.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
     if check:
         if result.stale:
             click.echo(f"{_shown(result.build_dir)}/ is stale; `promptmill compile` would change:")
             for rel in result.stale:
                 click.echo(f"  {rel}")
+        if result.stale or any(d.severity == "error" for d in result.diagnostics):
             sys.exit(1)
         click.echo(f"{_shown(result.build_dir)}/ is up to date ({_count(len(result.bundles), 'role')})")
         return
@@ -450,6 +450,20 @@ def models(path: str) -> None:
     from ..compiling.models import models as table
 
     click.echo(format_models(table(path)), nl=False)
+
+
+@main.command()
+@click.argument("path", default=".", type=click.Path())
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="The module to write (default: `types: path` of promptmill.yaml).")
+@handled
+def types(path: str, output: str | None) -> None:
+    """Write the typed module (TypedDicts per role's inputs and reply, typed render) for application code."""
+    from ..compiling.typesfile import configured_path, write_types
+
+    target = output if output is not None else configured_path(path)
+    if target is None:
+        raise click.UsageError("name the module to write: -o FILE (or `types: {path: FILE}` in promptmill.yaml)")
+    click.echo(f"wrote {_shown(write_types(target, path))}")
 
 
 @main.command()

@@ -387,7 +387,11 @@ def _compile(
     manifest_bytes = manifest.to_json().encode("utf-8")
     listed = owned(old)
     if check:
+        from .typegen import check_types_file
+
         stale = stale_files(build_dir, files, manifest_bytes, listed)
+        types_stale = check_types_file(loaded.project.root, loaded.project.config, bundles)  # PM019
+        all_diags += [types_stale] if types_stale is not None else []
         return CompileResult(build_dir, tuple(all_diags), stale=tuple(stale), files=loaded.files, bundles=bundles)
     removed = install_build(build_dir, files, manifest_bytes, listed)
     return CompileResult(

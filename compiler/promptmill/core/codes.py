@@ -45,6 +45,14 @@ CODES: dict[str, Code] = {
         "`promptmill port-format`: the str.format template has a field with no template counterpart, or is malformed",
     ),
     "PM016": Code("revision-unknown", "error", "`promptmill diff`: BASE or HEAD is neither a folder nor a git revision that can be read"),
+    "PM018": Code(
+        "types-unwritable",
+        "error",
+        "`promptmill types` cannot write the module: a file it did not write is in the way, or the disk refuses",
+    ),
+    "PM019": Code(
+        "types-stale", "error", "the types module promptmill.yaml names is missing or differs from what `promptmill types` writes now"
+    ),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),
