@@ -184,3 +184,17 @@ def test_items_newly_trimmed_are_reported(make_project, tmp_path):
     assert c.tokens_after < c.tokens_before and c.growth is not None and c.growth < 0
     assert "Newly trimmed: notes (" in format_diff(diff(str(a), str(b), project=a), "markdown")
     assert diff(str(b), str(a), project=a).changed[0].newly_trimmed == ()  # back to all items: nothing newly trimmed
+
+
+def test_a_build_folder_is_not_a_side_of_a_diff(make_project, tmp_path):
+    files = {"promptmill.yaml": "prompts: prompts\n", "prompts/other.yaml": OTHER, "examples/other.state.yaml": "{}\n"}
+    project = make_project(files, root=tmp_path / "p")
+    assert CliRunner().invoke(main, ["compile", str(project)]).exit_code == 0
+    build = project / "build"
+    assert (build / "manifest.json").is_file()
+    for args in ([str(build), str(project)], [str(project), str(build)]):
+        with pytest.raises(PromptmillError) as exc:
+            diff(*args, project=project)
+        assert exc.value.code == "PM011" and "a build folder, not a project" in exc.value.message
+        out = CliRunner().invoke(main, ["diff", "--project", str(project), *args])
+        assert out.exit_code == 1 and "error[PM011]" in out.output and "--build" not in out.output

@@ -212,3 +212,31 @@ def test_a_folder_that_cannot_be_written_is_pm014(project, monkeypatch):
     assert result.exit_code == 1
     assert result.output == "promptmill: error[PM014]: cannot write the snapshot snapshots/greet/greet.bob.txt: Not a directory\n"
     assert (project / "snapshots").read_text(encoding="utf-8") == "a file where the folder goes\n"
+
+
+def test_a_role_renders_the_states_its_examples_key_lists(project, monkeypatch):
+    (project / "prompts/plain.yaml").write_text(PLAIN + "examples: [../shared/long-read.yaml, ../examples/greet.bob.state.yaml]\n")
+    (project / "shared").mkdir()
+    (project / "shared/long-read.yaml").write_text("topic: the longest rivers of the world\n", encoding="utf-8")
+    done = snapshot(project)
+    assert "snapshots/plain/long-read.txt" in done.written and "snapshots/plain/greet.bob.txt" in done.written
+    text = (project / "snapshots/plain/long-read.txt").read_text(encoding="utf-8")
+    assert text.startswith("# promptmill snapshot of role plain with shared/long-read.yaml\n")
+    assert "| Write about the longest rivers of the world.\n" in text
+    assert "snapshots/greet/greet.bob.txt" in done.written  # still greet's example too
+    monkeypatch.chdir(project)
+    assert "named after no role" not in run("snapshot").output
+    assert run("test").exit_code == 0
+
+
+def test_a_listed_example_that_does_not_exist_is_pm011_at_its_entry(project, monkeypatch):
+    (project / "prompts/plain.yaml").write_text(PLAIN + "examples:\n  - ../examples/plain.state.json\n  - ../shared/gone.yaml\n")
+    monkeypatch.chdir(project)
+    for command in ("compile", "lint"):
+        out = run(command)
+        assert out.exit_code == 1
+        assert "prompts/plain.yaml:9:5: error[PM011] role 'plain': example state ../shared/gone.yaml does not exist" in out.output
+    (project / "prompts/plain.yaml").write_text(PLAIN + "examples: [../../outside.state.yaml]\n")
+    (project.parent / "outside.state.yaml").write_text("topic: x\n", encoding="utf-8")
+    out = run("snapshot")
+    assert out.exit_code == 1 and "prompts/plain.yaml:7:12: error[PM011]" in out.output and "outside the project" in out.output

@@ -419,6 +419,15 @@ ROLE = doc(
             "Mark the end of the stable prefix as a cache breakpoint (Anthropic `cache_control`). Default true.",
         ),
         "inject": s("array", "Injection rules", "Conditional fragment injections for this role (layer 1 by default).", items=INJECT_RULE),
+        "examples": s(
+            "array",
+            "Example states",
+            "Render-state files (`.yaml`, `.yml` or `.json`), relative to this role file, that `promptmill snapshot`, `test` "
+            "and `diff` render this role with, besides the `ROLE.state.*` files named after it. Not inherited by child roles; "
+            "a file that does not exist, or lies outside the project, is PM011.",
+            items=s("string", minLength=1),
+            uniqueItems=True,
+        ),
         "sections": s("array", "Sections", "The prompt's sections, in order.", items=SECTION),
     },
     ["id"],

@@ -26,6 +26,7 @@ from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from ..core.errors import CompileError
 from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
+from ..source.examples import listed_examples
 from ..source.loader import DocPath, discover, invisible_characters, load_file, load_text
 from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
@@ -47,6 +48,7 @@ class Loaded:
     diagnostics: list[Diagnostic]
     inputs: dict[str, str]  # source id -> sha256 of every file read
     files: int = 0
+    examples: dict[str, tuple[str, ...]] = field(default_factory=dict)  # role id -> its `examples:` files, relative to the root
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,7 @@ def load_project(
     if project.user_doc is not None:
         inputs[USER_RULES_SOURCE] = project.user_doc.sha256
     files = 0
+    examples: dict[str, tuple[str, ...]] = {}
     config_path = (project.root / "promptmill.yaml").resolve()
     for layer in project.layers:
         if not layer.root.is_dir():
@@ -191,6 +194,8 @@ def load_project(
                 inputs[source] = sha
             if template is not None:
                 templates.append(template)
+                if isinstance(template, Role) and layer.name == "project" and template.get("examples"):
+                    diags.extend(_listed_examples(project, template, path, examples))
     if files == 0 and _bare_folder(project):
         diags.append(_no_project(project))
     if cache is not None:
@@ -198,7 +203,29 @@ def load_project(
         cache.update(seen)
     index, idiags = build_index(templates)
     diags.extend(idiags)
-    return Loaded(project, templates, index, diags, inputs, files)
+    return Loaded(project, templates, index, diags, inputs, files, examples)
+
+
+def _listed_examples(project: Project, role: Role, path: Path, examples: dict[str, tuple[str, ...]]) -> list[Diagnostic]:
+    """Record the files a role's `examples:` lists; PM011 at each entry that names no file in the project.
+
+    Checked on every load (not cached with the document): the listed file may come or go on its own."""
+    found: list[str] = []
+    diags: list[Diagnostic] = []
+    for i, rel, problem in listed_examples(path, project.root, role.get("examples")):
+        if rel is not None:
+            found.append(rel)
+        else:
+            diags.append(
+                Diagnostic.at(
+                    role.pos("examples", i),
+                    "PM011",
+                    f"role '{role.id}': {problem}",
+                    hint="paths in `examples:` are relative to the role file; create the state file or correct the path",
+                )
+            )
+    examples[role.id] = tuple(found)
+    return diags
 
 
 def _roles(loaded: Loaded) -> list[Role]:

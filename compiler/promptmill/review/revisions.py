@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from ..core.errors import PromptmillError
+from ..core.errors import ConfigError, PromptmillError
 
 WORKING_TREE = "working tree"
 
@@ -89,6 +89,18 @@ def extract(commit: str, repo: Path, into: Path) -> None:
             os.chmod(target, 0o755)
 
 
+def _refuse_build_folder(spec: str, folder: Path) -> None:
+    """PM011 for a build folder (the build manifest, no promptmill.yaml, no prompts/): `diff`
+    renders from templates and example states, and a build folder holds neither."""
+    if (folder / "manifest.json").is_file() and not (folder / "promptmill.yaml").is_file() and not (folder / "prompts").is_dir():
+        raise ConfigError(
+            f"{spec}: a build folder, not a project: `promptmill diff` renders from a project's templates and example states, "
+            "which a build folder does not hold",
+            code="PM011",
+            hint="give the project folder the build came from, or a git revision",
+        )
+
+
 @contextmanager
 def side(spec: str | None, project: Path) -> Iterator[tuple[Path, str]]:
     """(the project folder to render, its label) for one side of a diff: the working tree when
@@ -98,6 +110,7 @@ def side(spec: str | None, project: Path) -> Iterator[tuple[Path, str]]:
         yield project, WORKING_TREE
         return
     if Path(spec).is_dir():
+        _refuse_build_folder(spec, Path(spec))
         yield Path(spec).resolve(), spec
         return
     commit = resolve_revision(spec, project)

@@ -1,7 +1,8 @@
 """Snapshots of every rendered prompt: `promptmill snapshot` writes them, `promptmill test` compares.
 
 Each role is rendered with each of its example states (`source/examples.py`:
-`ROLE.state.yaml` or `ROLE.VARIANT.state.yaml` anywhere in the project) for
+`ROLE.state.yaml` or `ROLE.VARIANT.state.yaml` anywhere in the project, and the
+files the role's `examples:` key lists) for
 each wire it targets (the role's provider, and text), and the result is one
 plain-text file per role and state, `SNAPSHOTS/ROLE/STEM.txt`: per wire the
 account `explain()` gives (sections, status, tokens, budget), what was
@@ -71,16 +72,16 @@ class Rendered:
         return path.resolve().relative_to(self.root).as_posix() if path.resolve().is_relative_to(self.root) else path.as_posix()
 
 
-def load_runtime(project: str | os.PathLike[str] = ".") -> tuple[Runtime, Path, dict]:
+def load_runtime(project: str | os.PathLike[str] = ".") -> tuple[Runtime, Path, dict, dict[str, tuple[str, ...]]]:
     """The project compiled in memory as `promptmill compile` compiles it (the user rules file unread):
-    (runtime, project root, promptmill.yaml's settings). Raises CompileError on errors."""
+    (runtime, project root, promptmill.yaml's settings, each role's `examples:` files). Raises CompileError on errors."""
     loaded = load_project(project, user_rules=False)
     bundles, _, diags = compile_bundles(loaded)
     all_diags = sort_diagnostics(loaded.diagnostics + diags)
     if has_errors(all_diags):
         raise CompileError(all_diags)
     runtime = Runtime(bundles, base_dir=loaded.project.root, abstract=abstract_roles(loaded))
-    return runtime, loaded.project.root.resolve(), dict(loaded.project.config)
+    return runtime, loaded.project.root.resolve(), dict(loaded.project.config), loaded.examples
 
 
 def snapshot_folder(root: Path, config: dict, folder: str | os.PathLike[str] | None = None) -> Path:
@@ -98,14 +99,14 @@ def wires_of(runtime: Runtime, role: str) -> tuple[str, ...]:
 
 def render_all(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLike[str] | None = None) -> Rendered:
     """Render every role with each of its example states for each of its wires (nothing is written)."""
-    runtime, root, config = load_runtime(project)
+    runtime, root, config, listed = load_runtime(project)
     out = snapshot_folder(root, config, folder)
     build = Path(config.get("build", "build"))
     examples = find_examples(root, skip=[root / build, out])
     cases: list[Case] = []
     without: list[str] = []
     for role in sorted(runtime.roles):
-        states = examples_for(role, examples)
+        states = sorted(set(examples_for(role, examples)) | set(listed.get(role, ())))
         if not states:
             without.append(role)
             continue
@@ -122,7 +123,7 @@ def render_all(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLi
             file = out / role / f"{stem}{SUFFIX}"
             rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
             cases.append(_case(runtime, root, role, state, rel))
-    used = {c.state for c in cases}
+    used = {c.state for c in cases} | {p for files in listed.values() for p in files}
     unmatched = tuple(
         p for p in examples if p not in used and not any(example_stem(p) == r or example_stem(p).startswith(r + ".") for r in runtime.roles)
     )

@@ -1,7 +1,8 @@
 """The example render states of a project: `*.state.yaml|yml|json` files under its root.
 
 The web preview lists them, `promptmill snapshot` and `promptmill test` render
-each role with the ones named after it. Hidden folders, the build folder,
+each role with the ones named after it, and with those its `examples:` key lists
+(`listed_examples`: paths relative to the role file, inside the project). Hidden folders, the build folder,
 virtualenvs and `node_modules` are skipped, and so is a link to a file outside
 the project (only what the project holds counts). At most `MAX_EXAMPLES` files,
 `MAX_DEPTH` folders deep; the order is sorted and so deterministic.
@@ -49,8 +50,31 @@ def find_examples(root: Path, *, skip: Iterable[Path] = ()) -> list[str]:
 
 def example_stem(path: str) -> str:
     """The name before `.state.`: `prompts/examples/planner.state.yaml` -> `planner`,
-    `planner.long.state.json` -> `planner.long`."""
-    return Path(path).name.split(".state.")[0]
+    `planner.long.state.json` -> `planner.long`; a listed file without `.state.`: the name
+    without its suffix (`shared/long-chat.yaml` -> `long-chat`)."""
+    name = Path(path).name
+    return name.split(".state.")[0] if ".state." in name else Path(name).stem
+
+
+def listed_examples(role_file: Path, root: Path, entries: Iterable[object]) -> list[tuple[int, str | None, str | None]]:
+    """Per entry of a role's `examples:` list: (index, the file relative to `root` as a posix
+    path, None) when it is a file inside the project, else (index, None, what is wrong)."""
+    out: list[tuple[int, str | None, str | None]] = []
+    base = role_file.parent
+    real_root = root.resolve()
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, str) or not entry:
+            continue  # the schema reports it
+        target = base / entry
+        real = Path(os.path.realpath(target))
+        if not real.is_relative_to(real_root):
+            out.append((i, None, f"example state {entry} is outside the project ({real})"))
+        elif not real.is_file():
+            why = "is a folder, not a file" if real.is_dir() else "does not exist"
+            out.append((i, None, f"example state {entry} {why} (looked for {real.relative_to(real_root).as_posix()})"))
+        else:
+            out.append((i, real.relative_to(real_root).as_posix(), None))
+    return out
 
 
 def examples_for(role: str, examples: Iterable[str]) -> list[str]:
