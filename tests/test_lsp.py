@@ -219,6 +219,51 @@ def test_go_to_definition_of_a_fragment_id(project):
     run(project, body)
 
 
+PLACED = """kind: role
+id: r
+context:
+  before: [greet]
+  after: [{id: note, wrap: false}]
+inject:
+  - id: resume
+    event: continue
+    fragment: tail
+sections:
+  - id: a
+    text: Answer.
+  - id: b
+    fragment: snip
+"""
+
+
+def test_go_to_definition_of_every_place_a_fragment_is_included(make_project):
+    """What `{% include %}` is elsewhere (docs/porting.md): a fragment named by a context list, a context mapping,
+    a role's injection rule and a `fragment:` section; each id leads to the fragment's file."""
+    fragments = {f"prompts/{f}.yaml": f"kind: fragment\nid: {f}\ntext: The {f} text.\n" for f in ("greet", "note", "tail", "snip")}
+    root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": PLACED, **fragments}).resolve()
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", PLACED.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "the first lint")  # the index exists from here on
+        s.change(uri, PLACED)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+        lines = PLACED.splitlines()
+
+        async def target(line: str, word: str) -> list[tuple[str, int, int]]:
+            at = types.Position(line=lines.index(line), character=line.index(word) + 1)
+            found = await s.client.text_document_definition_async(types.DefinitionParams(types.TextDocumentIdentifier(uri), at))
+            return [(loc.uri, loc.range.start.line, loc.range.start.character) for loc in found]
+
+        assert await target("  before: [greet]", "greet") == [(s.uri("prompts/greet.yaml"), 1, 4)]
+        assert await target("  after: [{id: note, wrap: false}]", "note") == [(s.uri("prompts/note.yaml"), 1, 4)]
+        assert await target("    fragment: tail", "tail") == [(s.uri("prompts/tail.yaml"), 1, 4)]
+        assert await target("    fragment: snip", "snip") == [(s.uri("prompts/snip.yaml"), 1, 4)]
+        assert await target("  - id: a", "a") == []  # a section's id, no template's
+        assert await target("  after: [{id: note, wrap: false}]", "wrap") == []  # a key, not an id
+
+    run(root, body)
+
+
 def test_a_did_you_mean_hint_is_a_quick_fix(project):
     async def body(s: Session) -> None:
         uri = s.open("prompts/r.yaml", ROLE.replace("[greet]", "[greeet]"))

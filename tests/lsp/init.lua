@@ -1,8 +1,10 @@
 -- A minimal Neovim configuration for tests/test_lsp_neovim.py, and the one docs/editors.md shows:
 -- promptmill's language server for YAML files. PM_LSP_CMD is the server command (space-separated),
--- PM_DIAG_OUT the file the diagnostics are written to once they arrive (then Neovim quits).
+-- PM_DIAG_OUT the file the diagnostics are written to once they arrive (then Neovim quits); PM_HOVER_OUT the file
+-- the hover at PM_HOVER_AT ("line:character", 0-based as in LSP) is written to once the server has one (then Neovim quits).
 local cmd = vim.split(os.getenv("PM_LSP_CMD") or "promptmill lsp --stdio", " ", { trimempty = true })
 local out = os.getenv("PM_DIAG_OUT")
+local hover_out, hover_at = os.getenv("PM_HOVER_OUT"), os.getenv("PM_HOVER_AT")
 
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "yaml",
@@ -35,4 +37,28 @@ if out then
     end,
   })
   vim.defer_fn(function() vim.cmd("cquit 3") end, 60000) -- no diagnostics within a minute: fail
+end
+
+if hover_out and hover_at then
+  local line, character = hover_at:match("^(%d+):(%d+)$")
+  local position = { line = tonumber(line), character = tonumber(character) }
+  local tries = 0
+  local function ask() -- the server answers nothing until its first lint: ask again every 200 ms
+    tries = tries + 1
+    if tries > 300 then
+      vim.cmd("cquit 4") -- no hover within a minute: fail
+      return
+    end
+    local params = { textDocument = { uri = vim.uri_from_bufnr(0) }, position = position }
+    for _, reply in pairs(vim.lsp.buf_request_sync(0, "textDocument/hover", params, 5000) or {}) do
+      local contents = reply.result and reply.result.contents
+      if contents and contents.value and contents.value ~= "" then
+        vim.fn.writefile(vim.split(contents.value, "\n", { plain = true }), hover_out)
+        vim.cmd("qall!")
+        return
+      end
+    end
+    vim.defer_fn(ask, 200)
+  end
+  vim.defer_fn(ask, 200)
 end
