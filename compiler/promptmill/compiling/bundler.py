@@ -311,9 +311,7 @@ def _section(ctx: _Ctx, s: SectionDef) -> Section | None:
     if "truncate" in data:
         fields |= {"truncate_keep": data["truncate"].get("keep", "head"), "truncate_marker": data["truncate"].get("marker", "[…truncated]")}
     # provider conditions do not change between the turns of a conversation
-    dynamic = (kind != "static" and s.source in data) or (
-        _reads_turn(when)
-    )
+    dynamic = (kind != "static" and s.source in data) or (_reads_turn(when))
     declared = data.get("stability")
     if declared == "stable" and dynamic:
         ctx.diags.append(
