@@ -221,7 +221,7 @@ def test_role_and_project_injection_layers_order(tmp_path, make_project):
     assert [e["layer"] for e in req.events if e["type"] == "context_injected"] == [0, 1, 3, 3, 4]
 
 
-def test_compile_time_conditions_are_decided_per_role(tmp_path, make_project):
+def test_role_conditions_are_decided_at_compile_time_and_model_ones_per_render(tmp_path, make_project):
     make_project(
         {
             **CONFIG,
@@ -239,12 +239,19 @@ def test_compile_time_conditions_are_decided_per_role(tmp_path, make_project):
         dedent=True,
     )
     runtime, _ = build_in_memory(tmp_path)
-    for role, present in (("a", True), ("b", True), ("c", False)):
+    # role.* is decided at compile time; `model` is left for the render (render(model=...) may change it)
+    for role, when in (
+        ("a", None),
+        ("b", {"path": "model", "op": "regex", "value": "^gpt-4o"}),
+        ("c", {"path": "model", "op": "regex", "value": "^gpt-4o"}),
+    ):
         bundle = runtime.bundle(role)
-        ids = [s.id for s in bundle.sections]
-        assert ("context:before:n/ops" in ids) is present, role
-        assert all(s.when is None for s in bundle.sections), role  # nothing left for run time
+        whens = {s.id: s.when for s in bundle.sections}
+        assert whens["context:before:n/ops"] == when, role
         assert all(s.stability == "stable" for s in bundle.sections), role
+    for role, model, present in (("a", None, True), ("a", "claude-opus-4-7", True), ("b", None, True), ("b", "claude-opus-4-7", False)):
+        assert ("Ops." in runtime.render(role, model=model).text) is present, (role, model)
+    assert "Ops." not in runtime.render("c").text and "Ops." in runtime.render("c", model="gpt-4o").text
 
 
 def test_partial_evaluation():

@@ -151,8 +151,8 @@ def test_a_role_renders_for_its_model_and_for_another(make_project, tmp_path):
     assert "Be brief." not in own.text
     other = rt.render("c", model="gpt-4o-mini")  # the model picks the wire
     assert (other.provider, other.model, other.ratio, other.exact) == ("openai", "gpt-4o-mini", 1.0, True)
-    # a condition on `model` alone was settled at compile time for the role's model (docs/providers.md, 'Models')
-    assert other.to_payload()["model"] == "gpt-4o-mini" and "Be brief." not in other.text
+    # a condition on `model` is decided for the model rendered for, not the role's (docs/providers.md, 'Models')
+    assert other.to_payload()["model"] == "gpt-4o-mini" and "Be brief." in other.text
     assert other.budget == 2500 and other.count_note == "exact"
     both = rt.render("c", model="claude-sonnet-4-5", provider="anthropic")
     assert both.ratio == 1.2 and both.ratio_for == "claude-sonnet-4-5"
@@ -166,6 +166,71 @@ def test_a_role_renders_for_its_model_and_for_another(make_project, tmp_path):
     loaded = promptmill.load(tmp_path / "b")
     assert loaded.bundle("c").budget.ratio == 1.53
     assert loaded.render("c").budget == own.budget
+
+
+MODEL_CONDITIONS = {
+    "prompts/rules.yaml": """\
+kind: constraints
+id: house
+rules:
+  - {id: always, text: Cite the tide table.}
+  - id: mini
+    text: Answer in one line.
+    when: {path: model, op: regex, value: "^gpt-4o-mini"}
+""",
+    "prompts/base.yaml": "kind: role\nid: base\nabstract: true\nsections:\n  - {id: who, text: You are careful.}\n",
+    "prompts/quick.yaml": "kind: role\nid: quick\nabstract: true\nsections:\n  - {id: who, text: You are quick.}\n",
+    "prompts/f.yaml": "kind: fragment\nid: n/openai\ntext: OpenAI house style.\n",
+    "prompts/c.yaml": """\
+kind: role
+id: c
+model: claude-opus-4-7
+provider: anthropic
+extends: base
+extends_when:
+  - {role: quick, when: {path: model, op: eq, value: gpt-4o-mini}}
+context:
+  before: []
+sections:
+  - {id: a, text: "You answer questions about tides."}
+  - id: claude
+    text: "Think step by step."
+    when: {path: model, op: regex, value: "^claude"}
+  - {id: rules, constraints: [house]}
+""",
+    "prompts/plain.yaml": """\
+kind: role
+id: plain
+model: claude-opus-4-7
+category: ops
+sections:
+  - {id: a, text: "You answer questions about tides."}
+  - {id: ops, text: "Page the on-call.", when: {path: role.category, op: eq, value: ops}}
+""",
+}
+
+
+def test_conditions_on_model_are_decided_for_the_model_rendered_for(make_project, tmp_path):
+    import promptmill
+
+    gpt = "{all: [{path: role.id, op: eq, value: c}, {path: model, op: regex, value: '^gpt'}]}"
+    inject = f"inject:\n  - {{when: {gpt}, fragment: n/openai}}\n"
+    root = make_project({**MODEL_CONDITIONS, "promptmill.yaml": "prompts: prompts\n" + inject})
+    promptmill.compile(root, output=tmp_path / "b")
+    for rt in (build_in_memory(root)[0], promptmill.load(tmp_path / "b")):
+        own = rt.render("c").text
+        assert "Think step by step." in own and "You are careful." in own
+        assert "Answer in one line." not in own and "OpenAI house style." not in own
+        mini = rt.render("c", model="gpt-4o-mini").text
+        # sections, rule lines, injection rules and extends_when all read the render's model
+        assert "Think step by step." not in mini and "Answer in one line." in mini and "OpenAI house style." in mini
+        assert "You are quick." in mini and "You are careful." not in mini
+        sonnet = rt.render("c", model="claude-sonnet-4-5", provider="anthropic").text
+        assert sonnet == own  # another model the conditions treat alike renders alike
+        # a role whose conditions do not read `model` renders the same text for any model
+        plain = rt.render("plain").text
+        assert "Page the on-call." in plain and rt.render("plain", model="gpt-4o-mini").text == plain
+        assert all(s.when is None for s in rt.bundle("plain").sections)  # role.* is still settled at compile time
 
 
 def test_a_project_ratio_reaches_every_render(make_project, tmp_path):

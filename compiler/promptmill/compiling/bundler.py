@@ -281,6 +281,12 @@ def _state_inputs(when: Mapping[str, Any] | None) -> set[str]:
     return {path.split(".")[1] for _, path in conditions.paths(when) if path.startswith("state.")}
 
 
+def _reads_turn(when: Mapping[str, Any] | None) -> bool:
+    """True when a condition can change between the turns of a conversation (it reads the state
+    or the event); role, model and provider conditions hold for every turn of one conversation."""
+    return when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when))
+
+
 def _section(ctx: _Ctx, s: SectionDef) -> Section | None:
     """Compile one body section (None when it contributes nothing or has errors)."""
     data = s.data
@@ -305,9 +311,7 @@ def _section(ctx: _Ctx, s: SectionDef) -> Section | None:
     if "truncate" in data:
         fields |= {"truncate_keep": data["truncate"].get("keep", "head"), "truncate_marker": data["truncate"].get("marker", "[…truncated]")}
     # provider conditions do not change between the turns of a conversation
-    dynamic = (kind != "static" and s.source in data) or (
-        when is not None and any(p.split(".")[0] in ("state", "event") for _, p in conditions.paths(when))
-    )
+    dynamic = (kind != "static" and s.source in data) or (_reads_turn(when))
     declared = data.get("stability")
     if declared == "stable" and dynamic:
         ctx.diags.append(
@@ -346,7 +350,7 @@ def _context_section(ctx: _Ctx, entry: ContextEntry, taken: set[str]) -> Section
         priority=CONTEXT_PRIORITY,
         trim="never",
         message="system" if entry.position == "system" else "",
-        stability="stable" if entry.when is None else "dynamic",
+        stability="dynamic" if _reads_turn(entry.when) else "stable",
         text=text,
         tokens=ctx.counter.count(text),
         when=entry.when,
@@ -424,7 +428,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
 def _context(composed: ComposedRole, index: Index, project: Project, counter: Counter, diags: list[Diagnostic]) -> _Ctx:
     """The compile context of a role, with the files it is made of as its first sources."""
     declared = (composed.inputs or {}).get("properties", {})
-    ctx = _Ctx(composed, index, counter, declared, composed.facts, diags=diags)
+    ctx = _Ctx(composed, index, counter, declared, conditions.compile_facts(composed.facts), diags=diags)
     ctx.source_ids = {t.doc.file: t.source_file for t in (*composed.chain, *(e.fragment for e in composed.context))}
     if project.config_doc is not None:
         ctx.source_ids[project.config_doc.file] = "promptmill.yaml"

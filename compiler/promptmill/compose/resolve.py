@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.diagnostics import Diagnostic
+from ..runtime import conditions
 from ..source.loader import Document
 from ..source.project import USER_RULES_SOURCE
 from .context import DEFAULT_LAYERS, ContextEntry, InjectRule, compose_context
@@ -95,7 +96,7 @@ class Composer:
         rules = self.user_rules + self.project_rules
         for depth, r in enumerate(chain):
             rules += [InjectRule(x, r.doc, ("inject", i), depth, f"role {r.id}") for i, x in enumerate(r.get("inject", ()))]
-        context, events, cdiags = compose_context(chain, self.index, rules, facts)
+        context, events, cdiags = compose_context(chain, self.index, rules, conditions.compile_facts(facts))
         diags.extend(cdiags)
         composed = ComposedRole(
             role=role,

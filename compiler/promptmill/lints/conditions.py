@@ -131,10 +131,12 @@ def check_condition(
     *,
     shared: bool,
 ) -> None:
-    """Check one condition; `report(location, code, message, hint)` receives each finding."""
+    """Check one condition; `report(location, code, message, hint)` receives each finding.
+    A condition the role's `role.*` facts rule out is skipped; one that fails only for the
+    role's own `model` is checked, since a render for another model can make it hold."""
     if not isinstance(cond, Mapping) or conditions.problems(cond):
         return  # malformed: already reported where it was loaded
-    if conditions.partial(cond, facts) is False:
+    if conditions.partial(cond, conditions.compile_facts(facts)) is False:
         return
     declared = list(inputs.get("properties") or {})
     for loc, leaf in conditions.leaves(cond):

@@ -16,8 +16,11 @@ the `regex` engine (already loaded by tiktoken) with a deadline
 (`REGEX_TIMEOUT`), so a pattern that backtracks on crafted state fails the
 render with PM821, naming the path and the pattern, instead of hanging it. `problems` is the
 compile-time check of a condition's shape (operators, value types, regexes,
-roots). `partial` decides at compile time what `role.*` and `model` settle and
-returns the rest; `conjoin` builds `all` of several conditions.
+roots). `partial` decides what the facts it is given settle and returns the rest:
+compile settles `role.*` only, so a condition on `model` stays in the bundle and is
+decided on each render for the model rendered for (the role's, or `render(model=...)`);
+lints also pass `model` to tell what holds for the role's own model. `conjoin`
+builds `all` of several conditions.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from ..core.errors import RenderError
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
 ROOTS = ("state", "role", "model", "provider", "event")
 ROLE_FIELDS = ("id", "category")
-# Paths whose value is fixed when a role is compiled (evaluated at compile time).
+# Paths `partial` may settle from its facts. Compile passes `role` only (SETTLED_AT_COMPILE):
+# `model` can change at render time (render(model=...)), so compile keeps conditions on it.
 COMPILE_TIME_ROOTS = ("role", "model")
+SETTLED_AT_COMPILE = ("role",)
 
 _MISSING = object()
 
@@ -183,7 +188,7 @@ def is_compile_time(condition: Mapping[str, Any] | None) -> bool:
 
 
 def partial(condition: Mapping[str, Any] | None, known: Mapping[str, Any]) -> bool | dict:
-    """Decide what `known` (the compile-time roots: role, model) can decide.
+    """Decide what `known` (some of the roots role, model; a root it lacks stays undecided) can decide.
 
     Returns True or False when the condition is settled, else the condition
     with every decided part removed (what the runtime still has to test). A
@@ -212,9 +217,15 @@ def _partial(condition: Mapping[str, Any], known: Mapping[str, Any]) -> bool | d
     if "not" in condition:
         r = _partial(condition["not"], known)
         return (not r) if isinstance(r, bool) else {"not": r}
-    if condition["path"].split(".", 1)[0] in COMPILE_TIME_ROOTS:
+    root = condition["path"].split(".", 1)[0]
+    if root in COMPILE_TIME_ROOTS and root in known:
         return evaluate(condition, known)
     return dict(condition)
+
+
+def compile_facts(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a role's facts compile may settle conditions with (SETTLED_AT_COMPILE)."""
+    return {root: facts[root] for root in SETTLED_AT_COMPILE if root in facts}
 
 
 def conjoin(*conds: Mapping[str, Any] | None) -> dict | None:
