@@ -84,7 +84,8 @@ def test_openai_function_rendering():
 
 
 @settings(max_examples=60, deadline=None)
-@given(budget=st.integers(min_value=750, max_value=1600), provider=st.sampled_from(["openai", "anthropic", "gemini"]))
+# from 1,100: the never-trimmed part (about 600 o200k tokens) fits at Claude's 1.53 ratio too
+@given(budget=st.integers(min_value=1100, max_value=2000), provider=st.sampled_from(["openai", "anthropic", "gemini"]))
 def test_never_over_budget_with_native_tools(budget, provider):
     s = state("companion-chat.state.yaml")
     s = copy.deepcopy(s)
