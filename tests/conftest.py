@@ -2,7 +2,8 @@
 stays fast, an empty user folder so a developer's own ~/.config/promptmill never
 leaks into a test, `project`, the render cases' project, `make_project`, which
 writes a project from a {path: text} mapping (use it instead of a builder of
-your own), and `assert_reply_error`, the checks on a refused model reply.
+your own), `assert_reply_error`, the checks on a refused model reply, and
+`wire_server`, a local server that records what a real SDK client sends (tests/wire_server.py).
 
 Set HYPOTHESIS_PROFILE=long for a longer fuzzing run (see README, Testing).
 """
@@ -177,3 +178,14 @@ def preview_server():
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture
+def wire_server():
+    """A running `tests.wire_server.WireServer`: point an SDK at `.url`, read `.requests`."""
+    from wire_server import WireServer
+
+    server = WireServer()
+    server.start()
+    yield server
+    server.stop()
