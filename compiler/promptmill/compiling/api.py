@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..compose.budgets import RATIOS_FILE, measured_ratios, model_table
+from ..compose.budgets import model_table
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
@@ -28,10 +28,10 @@ from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
 from ..source.examples import listed_examples
 from ..source.loader import DocPath, discover, invisible_characters, load_file, load_text
-from ..source.project import USER_RULES_SOURCE, Layer, Project, find_project, is_user_rules_file
+from ..source.project import Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
 from .bundler import compile_role, source_hash, tokenizer_identity
-from .freshness import current_inputs, dependency_hash, files_of, intact_roles, owned, read_manifest, tokenizer_inputs
+from .freshness import current_inputs, dependency_hash, files_of, intact_roles, owned, project_inputs, read_manifest, tokenizer_inputs
 from .writer import build_lock, install_build, stale_files
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -165,15 +165,8 @@ def load_project(
     """
     project, diags = find_project(path, build_dir=build_dir, user_rules=user_rules)
     templates: list[Template] = []
-    inputs: dict[str, str] = {}
+    inputs: dict[str, str] = project_inputs(project)
     seen: dict[DocKey, DocEntry] = {}
-    if project.config_doc is not None:
-        inputs["promptmill.yaml"] = project.config_doc.sha256
-    ratios = measured_ratios(project)[1]
-    if ratios is not None:
-        inputs[RATIOS_FILE] = ratios
-    if project.user_doc is not None:
-        inputs[USER_RULES_SOURCE] = project.user_doc.sha256
     files = 0
     examples: dict[str, tuple[str, ...]] = {}
     config_path = (project.root / "promptmill.yaml").resolve()

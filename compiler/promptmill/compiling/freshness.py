@@ -27,18 +27,26 @@ from .bundler import source_hash, tokenizer_identity
 from .writer import bundle_path
 
 
+def project_inputs(project: Project) -> dict[str, str]:
+    """The inputs every role depends on, by manifest input name: promptmill.yaml, the measured
+    ratios file and the user's rules file (each present only when the project has it)."""
+    out: dict[str, str] = {}
+    if project.config_doc is not None:
+        out["promptmill.yaml"] = project.config_doc.sha256
+    ratios = measured_ratios(project)[1]
+    if ratios is not None:
+        out[RATIOS_FILE] = ratios
+    if project.user_doc is not None:
+        out[USER_RULES_SOURCE] = project.user_doc.sha256
+    return out
+
+
 def dependency_hash(composed: ComposedRole, index: Index, project: Project) -> str | None:
     """The source_hash the role would get, computed without compiling it (None if unsure)."""
     if composed.role.get("extends_when"):
         return None  # its candidate chains are compiled each time
     deps: set[tuple[str, str]] = {(r.source_file, r.doc.sha256) for r in composed.chain}
-    if project.config_doc is not None:
-        deps.add(("promptmill.yaml", project.config_doc.sha256))
-    ratios = measured_ratios(project)[1]
-    if ratios is not None:
-        deps.add((RATIOS_FILE, ratios))
-    if project.user_doc is not None:
-        deps.add((USER_RULES_SOURCE, project.user_doc.sha256))
+    deps.update(project_inputs(project).items())
     for entry in composed.context:
         deps.add((entry.fragment.source_file, entry.fragment.doc.sha256))
     for s in composed.sections:
@@ -104,13 +112,7 @@ def current_inputs(project: Project, tokenizer_paths: Iterable[str] = ()) -> dic
     """sha256 of every source file, read without parsing (None if unreadable)."""
     out: dict[str, str] = tokenizer_inputs(project, tokenizer_paths)
     cfg = project.root / "promptmill.yaml"
-    if project.config_doc is not None:
-        out["promptmill.yaml"] = project.config_doc.sha256
-    ratios = measured_ratios(project)[1]
-    if ratios is not None:
-        out[RATIOS_FILE] = ratios
-    if project.user_doc is not None:
-        out[USER_RULES_SOURCE] = project.user_doc.sha256
+    out.update(project_inputs(project))
     for layer in project.layers:
         if not layer.root.is_dir():
             continue
