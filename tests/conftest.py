@@ -189,3 +189,15 @@ def wire_server():
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def git_identity(monkeypatch):
+    """Commits made in the test have a fixed author and ignore the developer's git configuration
+    (run them with `git_support.git`); fails, not skips, where git is missing."""
+    from git_support import IDENTITY
+
+    if shutil.which("git") is None:
+        pytest.fail("git is needed by this test")
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)

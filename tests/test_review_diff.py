@@ -5,12 +5,12 @@ cache prefix, a change to dynamic content does not; the working tree is never to
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import pytest
 from click.testing import CliRunner
 
+from git_support import git
 from promptmill import PromptmillError, diff, format_diff
 from promptmill.cli.main import main
 
@@ -53,23 +53,8 @@ sections:
 """
 
 
-def git(root, *args):
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
 @pytest.fixture
-def repo(make_project, monkeypatch):
-    if shutil.which("git") is None:
-        pytest.fail("git is needed for promptmill diff's tests")
-    for key, value in {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }.items():
-        monkeypatch.setenv(key, value)
+def repo(make_project, git_identity):
     root = make_project(
         {
             "promptmill.yaml": "prompts: prompts\n",

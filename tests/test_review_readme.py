@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from git_support import git
 from promptmill.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,21 +29,8 @@ def documented(command: str) -> str:
     return m.group(2)
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
 @pytest.fixture
-def repo(tmp_path, monkeypatch) -> Path:
-    for key, value in {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }.items():
-        monkeypatch.setenv(key, value)
+def repo(tmp_path, monkeypatch, git_identity) -> Path:
     shutil.copy(ROOT / "promptmill.yaml", tmp_path / "promptmill.yaml")
     shutil.copytree(ROOT / "prompts", tmp_path / "prompts")
     shutil.copytree(ROOT / "snapshots", tmp_path / "snapshots")
