@@ -4,8 +4,6 @@ endpoints, through the real anthropic and google-genai SDK clients (no key, no n
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from click.testing import CliRunner
@@ -29,26 +27,29 @@ sections:
 STATE = "question: Why are there two high tides a day, and why does their height change through the month?\n"
 
 
-class CountingProvider(BaseHTTPRequestHandler):
+class CountingProvider:
     """Answers count_tokens like the APIs: the texts' o200k_base count times `factor`."""
 
-    factor = 1.0
-    paths: list[str] = []
+    def __init__(self, server) -> None:
+        self.server = server
+        self.factor = 1.0
+        server.answer("/messages/count_tokens", lambda r: {"input_tokens": self.count(r.json)})
+        server.answer_re(r":countTokens$", lambda r: {"totalTokens": self.count(r.json)})
 
-    def do_POST(self) -> None:
+    @property
+    def paths(self) -> list[str]:
+        return [r.path for r in self.server.requests]
+
+    def count(self, body) -> int:
         from promptmill import get_tokenizer
 
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        CountingProvider.paths.append(self.path)
         tok = get_tokenizer("o200k_base")
         texts: list[str] = []
 
         def walk(node):
             if isinstance(node, dict):
                 for k, v in node.items():
-                    if k == "text" and isinstance(v, str):
-                        texts.append(v)
-                    elif k == "content" and isinstance(v, str):
+                    if k in ("text", "content") and isinstance(v, str):
                         texts.append(v)
                     else:
                         walk(v)
@@ -57,35 +58,18 @@ class CountingProvider(BaseHTTPRequestHandler):
                     walk(v)
 
         walk(body)
-        n = int(sum(tok.count(t) for t in texts) * self.factor) + 10  # plus the provider's own framing
-        out = {"input_tokens": n} if self.path.endswith("/messages/count_tokens") else {"totalTokens": n}
-        data = json.dumps(out).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:
-        pass
+        return int(sum(tok.count(t) for t in texts) * self.factor) + 10  # plus the provider's own framing
 
 
 @pytest.fixture
-def provider(monkeypatch):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), CountingProvider)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
+def provider(monkeypatch, wire_server):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", wire_server.url)
     monkeypatch.setenv("GEMINI_API_KEY", "test-key")
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", wire_server.url)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    CountingProvider.paths = []
-    yield CountingProvider
-    server.shutdown()
-    server.server_close()
+    return CountingProvider(wire_server)
 
 
 def _project(make_project):

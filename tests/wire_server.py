@@ -9,7 +9,8 @@ with a promptmill payload, and compare the recorded body with the payload:
         client.responses.create(**payload)
         assert wire_server.last.json == payload
 
-Answers are chosen by the longest registered path suffix (or regular expression, with
+An answer may be a function of the `Recorded` request (a provider whose answer depends on the
+body). Answers are chosen by the longest registered path suffix (or regular expression, with
 `answer_re`) that matches the request path; an unmatched request gets a 404 with a JSON body, so a
 wrong URL fails the test instead of hanging.
 """
@@ -55,20 +56,21 @@ class WireServer:
         return self.requests[-1]
 
     def answer(self, suffix: str, body: Any, status: int = 200) -> None:
-        """Answer requests whose path (query removed) ends with `suffix` with `body` as JSON."""
+        """Answer requests whose path (query removed) ends with `suffix` with `body` as JSON
+        (or with `body(request)` when `body` is callable)."""
         self._answers.append((re.compile(re.escape(suffix) + r"$"), status, body))
 
     def answer_re(self, pattern: str, body: Any, status: int = 200) -> None:
         """Answer requests whose path (query removed) matches the regular expression `pattern`."""
         self._answers.append((re.compile(pattern), status, body))
 
-    def _pick(self, path: str) -> tuple[int, Any]:
-        bare = path.split("?", 1)[0]
+    def _pick(self, request: Recorded) -> tuple[int, Any]:
+        bare = request.path.split("?", 1)[0]
         hits = [(p, s, b) for p, s, b in self._answers if p.search(bare)]
         if not hits:
             return 404, {"error": {"message": f"the test server has no answer for {bare}"}}
         _, status, body = max(hits, key=lambda h: len(h[0].pattern))
-        return status, body
+        return status, body(request) if callable(body) else body
 
     def start(self) -> None:
         owner = self
@@ -79,8 +81,9 @@ class WireServer:
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                owner.requests.append(Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                status, answer = owner._pick(self.path)
+                request = Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                owner.requests.append(request)
+                status, answer = owner._pick(request)
                 data = json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
