@@ -56,7 +56,7 @@ class Profile:
     rejected_above: tuple[tuple[str, int], ...] = ()
 
     def fate(self, keyword: str, value: Any = None) -> str:
-        """ "enforced", "dropped" or "rejected" for one keyword (and its value)."""
+        """What the dialect does with one keyword (and its value): "enforced", "dropped" or "rejected"."""
         for key, limit in self.rejected_above:
             if key == keyword and isinstance(value, (int, float)) and not isinstance(value, bool) and value > limit:
                 return "rejected"
