@@ -190,3 +190,22 @@ def test_without_rejected_keeps_property_names_that_look_like_keywords():
     out = without_rejected(schema, PROFILES["anthropic-strict"])
     assert out == {"type": "object", "properties": {"pattern": {"type": "string"}, "maxLength": {"type": "integer"}}}
     assert schema["properties"]["pattern"]["pattern"] == "x"  # the original is untouched
+
+
+def test_lint_names_every_lost_keyword_with_its_path_and_wires(make_project):
+    from promptmill.compiling.api import lint
+    from promptmill.compose.contracts import lost_by_wire
+
+    _project(make_project)
+    found = [d for d in lint(make_project({})).diagnostics if d.code == "PM708"]
+    assert len(found) == 1 and found[0].severity == "info"
+    message = found[0].message
+    expected: dict[tuple[str, str], set[str]] = {}
+    for wire, lost in lost_by_wire(SCHEMA).items():
+        for path, keyword, _, _ in lost:
+            expected.setdefault((path, keyword), set()).add(wire)
+    assert expected
+    for (path, keyword), wires in expected.items():
+        entry = next(part for part in message.split("on some wires: ", 1)[1].split("; ") if part.startswith(f"{keyword} at {path} ("))
+        named = {w for fate in entry.split("(", 1)[1].rstrip(")").split(", ") for w in fate.split(" by ")[1].split("/")}
+        assert named == wires, (keyword, path, entry)

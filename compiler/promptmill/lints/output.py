@@ -40,7 +40,7 @@ def lost_constraints(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
         return []
     parts = []
     for (path, keyword), fates in entries.items():
-        wires = "; ".join(f"{fate} by {', '.join(names)}" for fate, names in sorted(fates.items()))
+        wires = ", ".join(f"{fate} by {'/'.join(names)}" for fate, names in sorted(fates.items()))
         parts.append(f"{keyword} at {path} ({wires})")
     where = role.role.pos("output") if "output" in role.role.data else role.role.pos("id")
     return [

@@ -144,7 +144,7 @@ WIRE_PROFILES = {
     "bedrock": BEDROCK_CONVERSE.name,
 }
 _BY_FORM = {JSON_SCHEMA_STRICT: OPENAI_STRICT.name, OPENAPI_SUBSET: GEMINI.name}
-_BY_PROVIDER = {"anthropic": ANTHROPIC_STRICT.name, "bedrock": BEDROCK_CONVERSE.name, "amazon": BEDROCK_CONVERSE.name}
+_BY_PROVIDER = {"anthropic": ANTHROPIC_STRICT.name, "aws": BEDROCK_CONVERSE.name, "bedrock": BEDROCK_CONVERSE.name}
 
 
 def carries_contract(wire: Wire) -> bool:
