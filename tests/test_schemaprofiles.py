@@ -209,3 +209,13 @@ def test_lint_names_every_lost_keyword_with_its_path_and_wires(make_project):
         entry = next(part for part in message.split("on some wires: ", 1)[1].split("; ") if part.startswith(f"{keyword} at {path} ("))
         named = {w for fate in entry.split("(", 1)[1].rstrip(")").split(", ") for w in fate.split(" by ")[1].split("/")}
         assert named == wires, (keyword, path, entry)
+
+
+def test_lost_limits_no_section_can_state_are_a_warning(make_project):
+    from promptmill.compiling.api import lint
+
+    _project(make_project)
+    root = make_project({"prompts/r.yaml": ROLE.replace("  - id: format\n    output: true\n", "")})
+    found = [d for d in lint(root).diagnostics if d.code == "PM708"]
+    assert [d.severity for d in found] == ["warning"]
+    assert "does not state them" in found[0].message

@@ -28,7 +28,8 @@ def lost_constraints(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
     one diagnostic per role, one entry per keyword and reply path naming the wires that lose it.
     Every wire that carries native contracts is listed, not only the role's model's: a role is
     rendered for any wire. Nothing is wrong: the prompt states each lost constraint on those wires
-    and parse_reply checks the reply against the full schema; the list says where decoding won't."""
+    and parse_reply checks the reply against the full schema; the list says where decoding won't.
+    A warning instead when no section has `output: true`: then the prompt cannot state them."""
     contract = ctx.contract
     if contract is None or contract.style != "native":
         return []
@@ -43,11 +44,22 @@ def lost_constraints(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
         wires = ", ".join(f"{fate} by {'/'.join(names)}" for fate, names in sorted(fates.items()))
         parts.append(f"{keyword} at {path} ({wires})")
     where = role.role.pos("output") if "output" in role.role.data else role.role.pos("id")
+    message = f"role '{role.role.id}': native output contract '{contract.id}' loses schema keywords on some wires: " + "; ".join(parts)
+    if not any(s.source == "output" for s in role.sections):  # the limits section follows the output section
+        return [
+            Diagnostic.at(
+                where,
+                "PM708",
+                message + "; no section has `output: true`, so the prompt does not state them",
+                hint="add a section with `output: true` (the lost limits are stated right after it); parse_reply still checks every reply",
+                severity="warning",
+            )
+        ]
     return [
         Diagnostic.at(
             where,
             "PM708",
-            f"role '{role.role.id}': native output contract '{contract.id}' loses schema keywords on some wires: " + "; ".join(parts),
+            message,
             hint="nothing to do unless decoding must enforce it: the prompt states each lost limit on those wires, and parse_reply "
             "still checks every reply against the full schema (use enum or a shape the wire enforces to have decoding keep it)",
         )
