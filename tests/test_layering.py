@@ -69,7 +69,12 @@ ALLOWED: dict[str, set[str]] = {
 }
 STAGES = set(ALLOWED)
 # what a module outside runtime/wires/ may import from it: the registry, the protocol, the schema forms
-WIRE_ENTRY = {"promptmill.runtime.wires", "promptmill.runtime.wires.base", "promptmill.runtime.wires.schemaforms"}
+WIRE_ENTRY = {
+    "promptmill.runtime.wires",
+    "promptmill.runtime.wires.base",
+    "promptmill.runtime.wires.schemaforms",
+    "promptmill.runtime.wires.schemaprofiles",  # data and pure functions, read by compose/ and lints/ like schemaforms
+}
 
 
 def _modules() -> dict[str, Path]:

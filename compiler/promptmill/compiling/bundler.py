@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from ..compose.budgets import effective_budget
 from ..compose.constraints import compile_rules
 from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text
-from ..compose.contracts import compile_contract, native_fallback
+from ..compose.contracts import compile_contract, limit_sections, native_fallback
 from ..compose.model import (
     DEFAULT_ITEM_NAMES,
     ITEM_SOURCES,
@@ -482,6 +482,7 @@ def _assemble(ctx: _Ctx, found: OutputContract | None) -> list[Section]:
             sections.append(compiled)
         if s.source == "output" and contract is not None and contract.style == "native" and found is not None:
             sections.append(native_fallback(found, contract, ctx.counter, _origin(ctx, s), s.id, s.get("when")))
+            sections.extend(limit_sections(contract, ctx.counter, _origin(ctx, s), s.id, s.get("when")))
     body_end = len(sections)
     sections += [_context_section(ctx, e, taken) for e in post]
     return infer_messages(sections, body_start, body_end)

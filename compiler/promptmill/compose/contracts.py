@@ -353,6 +353,81 @@ def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
     return {BUNDLE_KEYS[JSON_SCHEMA_STRICT]: None if strict_problems else strict, BUNDLE_KEYS[OPENAPI_SUBSET]: gemini}, lossy
 
 
+def lost_by_wire(schema: Any) -> dict[str, list[tuple[str, str, Any, str]]]:
+    """For each wire that carries a native contract and loses some of `schema`'s constraints:
+    `(path, keyword, value, fate)` of each (runtime/wires/schemaprofiles.py), in registry order."""
+    from ..runtime.wires import WIRE_NAMES, get_wire
+    from ..runtime.wires.schemaprofiles import carries_contract, lost_keywords, profile_for
+
+    out = {}
+    for name in WIRE_NAMES:
+        wire = get_wire(name)
+        profile = profile_for(wire) if carries_contract(wire) else None
+        lost = lost_keywords(schema, profile) if profile is not None else []
+        if lost:
+            out[name] = lost
+    return out
+
+
+_LIMIT_WORDS = {
+    "minLength": "at least {} characters",
+    "maxLength": "at most {} characters",
+    "pattern": "matches the regular expression `{}`",
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "exclusiveMinimum": "more than {}",
+    "exclusiveMaximum": "less than {}",
+    "multipleOf": "a multiple of {}",
+    "minItems": "at least {} items",
+    "maxItems": "at most {} items",
+    "uniqueItems": "no item repeated",
+    "minProperties": "at least {} keys",
+    "maxProperties": "at most {} keys",
+}
+
+
+def limits_text(lost: list[tuple[str, str, Any, str]]) -> str:
+    """The prompt's plain statement of constraints a wire does not enforce: one line per reply path."""
+    by_path: dict[str, list[str]] = {}
+    for path, keyword, value, _ in lost:
+        shown = value if isinstance(value, str) else json.dumps(value)
+        by_path.setdefault(path, []).append(_LIMIT_WORDS[keyword].format(shown))
+    lines = []
+    for path, words in by_path.items():
+        label = "the reply" if path == "reply" else f"`{path.removeprefix('reply.')}`"
+        lines.append(f"- {label}: {'; '.join(words)}.")
+    return "The reply must also keep to these limits:\n" + "\n".join(lines)
+
+
+def limit_sections(contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None) -> list[Section]:
+    """For a native contract: the constraints a wire cannot enforce, stated in the prompt on that wire.
+    One static section per distinct statement, shown on the wires that lose exactly those
+    (`provider in [...]`), right after the role's output section; counted like any section."""
+    groups: dict[str, list[str]] = {}
+    for wire, lost in lost_by_wire(contract.schema).items():
+        groups.setdefault(limits_text(lost), []).append(wire)
+    out = []
+    for n, (text, wires) in enumerate(groups.items(), 1):
+        cond: dict = {"path": "provider", "op": "in", "value": wires}
+        if when is not None:
+            cond = {"all": [when, cond]}
+        out.append(
+            Section(
+                id=f"{section_id}.limits" + (f".{n}" if len(groups) > 1 else ""),
+                kind="static",
+                priority=50,
+                trim="never",
+                message="user",
+                stability="stable",
+                text=text,
+                tokens=counter.count(text),
+                when=cond,
+                origin=origin,
+            )
+        )
+    return out
+
+
 def native_fallback(
     model: OutputContract, contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None
 ) -> Section:

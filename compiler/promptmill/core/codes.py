@@ -145,6 +145,11 @@ CODES: dict[str, Code] = {
         "an output contract's `outputs` (described to the model) and `schema` (checked on the reply) name different fields",
     ),
     "PM707": Code("call-wording-unknown-name", "error", "an output contract's `call` wording uses a {name} it has no value for"),
+    "PM708": Code(
+        "wire-loses-schema-keyword",
+        "info",
+        "a wire drops or rejects a constraint of a native contract's schema (stated in the prompt; the reply is still checked)",
+    ),
     # runtime
     "PM801": Code("build-invalid", "error", "the build folder is missing, corrupt, or from an incompatible version"),
     "PM802": Code("unknown-role", "error", "the build has no role with that id"),

@@ -14,6 +14,7 @@ LINTS: tuple[LintPass, ...] = (
     conditions.condition_mismatches,  # PM607, PM609
     literals.literal_jinja,  # PM410
     output.unrendered_output,  # PM702
+    output.lost_constraints,  # PM708
     cache.uncached_prefix,  # PM610, PM611
     budget.static_over_budget,  # PM501
     budget.approximate_counts,  # PM505

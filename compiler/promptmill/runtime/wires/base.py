@@ -18,6 +18,10 @@ if TYPE_CHECKING:  # the wires load without the fitting machinery: the CLI lists
     from ..request import PromptRequest
 
 
+# (id(contract), wire name) -> (contract, its forced tool): converted once per contract and wire, not on every render
+_CONTRACT_TOOLS: dict[tuple[int, str], tuple[Contract, dict]] = {}
+
+
 class BatchLimits(NamedTuple):
     """A provider's documented limits for one batch input file."""
 
@@ -63,8 +67,27 @@ class Wire:
         if contract.style == "return_call" and tool_mode == "native":
             return [return_tool(contract)]
         if contract.style == "native" and self.contract_as_tool:
-            return [return_tool(contract)]
+            return [self.contract_tool(contract)]
         return []
+
+    def contract_tool(self, contract: Contract) -> dict:
+        """The forced tool a native contract becomes on a `contract_as_tool` wire: its schema
+        without the keywords the wire's profile rejects (schemaprofiles.py), so the request is never a 400."""
+        from ..tooldecl import return_tool
+        from .schemaprofiles import profile_for, without_rejected
+
+        key = (id(contract), self.name)
+        entry = _CONTRACT_TOOLS.get(key)
+        if entry is not None and entry[0] is contract:
+            return dict(entry[1])
+        tool = return_tool(contract)
+        profile = profile_for(self)
+        if profile is not None:
+            tool["parameters"] = without_rejected(contract.schema, profile)
+        if len(_CONTRACT_TOOLS) >= 256:
+            _CONTRACT_TOOLS.clear()
+        _CONTRACT_TOOLS[key] = (contract, tool)
+        return dict(tool)
 
     def forced_tool(self, contract: Contract | None) -> str | None:
         """Name of the tool the model is forced to call (native contracts on `contract_as_tool` wires)."""
