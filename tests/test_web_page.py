@@ -366,7 +366,8 @@ def test_the_reload_badge_and_the_tabs_share_no_word(starter_project, preview_se
 def test_dropped_items_are_named_by_what_they_are(repo_page):
     page = repo_page
     choose_executor(page)
-    set_budget(page, 800)
+    page.evaluate("() => { const s = document.getElementById('budget'); s.value = 800; s.dispatchEvent(new Event('input')); }")
+    page.wait_for_function("document.getElementById('head').textContent.includes(' / 800 ')")
     state = yaml.safe_load((REPO / EXECUTOR_STATE).read_text())
     req = load(REPO / "build").render("executor", state, budget=800)
     sections = {s.id: s for s in req.sections}

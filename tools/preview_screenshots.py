@@ -45,7 +45,7 @@ def broken(browser) -> None:
             page = browser.new_context(viewport={"width": 1400, "height": 700}, bypass_csp=True).new_page()
             page.goto(server.url)
             page.wait_for_selector("body[data-rendered]")
-            page.wait_for_function("document.getElementById('live').textContent.startsWith('live · ok')")
+            page.wait_for_function("document.getElementById('reload').textContent === 'auto-reload on · templates ok'")
             role.write_text(role.read_text().replace("trim: never", "trim: nevr"))
             page.wait_for_selector("#diagnostics:not([hidden])")
             page.screenshot(path=OUT / "preview-broken.png")

@@ -49,7 +49,7 @@ def _text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content.strip() or None
     if isinstance(content, Sequence) and not isinstance(content, (str, bytes)):
-        parts = [b.get("text") for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+        parts = [str(b["text"]) for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
         return " ".join(parts).strip() or None
     return None
 

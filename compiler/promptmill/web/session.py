@@ -103,7 +103,9 @@ def budget_figures(req: PromptRequest) -> dict[str, Any]:
         pct = 100 * req.margin_tokens / budget_set if budget_set else 0.0
         rows.append([f"− {req.margin_tokens}", f"margin held back ({pct:.0f}%): {req.provider}'s token counts are estimates"])
     if req.model_budget is not None:
-        model = req.model or req.provider
+        # whose tokens: the model the ratio is for, else the provider's (`req.model` may be the role's
+        # model of another provider, rendered for this one)
+        model = req.ratio_for if req.ratio_for and not req.ratio_for.startswith("any ") else req.provider
         rows.append([str(usable_model), f"usable, in {model} tokens"])
         whose = f" ({req.ratio_for})" if req.ratio_for and req.ratio_for != model else ""
         rows.append([f"÷ {req.ratio:g}", f"ratio: {model} tokens per {req.tokenizer} token{whose}"])
@@ -157,6 +159,7 @@ def view(req: PromptRequest, bundle: RoleBundle | None = None) -> dict[str, Any]
         if entry:
             dropped.append({"section": s.id, "entry": entry, "items": named, "more": len(s.items_dropped) - len(named)})
     share = _share(req.tokens, req.budget)
+    counting = f"{req.tokenizer}, {req.count_note}"
     return {
         "role": req.role,
         "provider": req.provider,
@@ -170,7 +173,7 @@ def view(req: PromptRequest, bundle: RoleBundle | None = None) -> dict[str, Any]
         "model": req.model,
         "ratio": req.ratio,
         "count_note": req.count_note,
-        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} usable tokens ({share:.1f}%)   {req.tokenizer}, {req.count_note}",
+        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} usable tokens ({share:.1f}%)   {counting}",
         "budget_line": f"budget {req.budget}: {budget_sum(req)}",
         "origins": [[key, where] for key, where in req.budget_origins.items()],
         "sections": sections,
