@@ -138,6 +138,7 @@ def test_a_project_broken_at_start_shows_once_fixed(starter_project, preview_ser
     page.select_option("#role", "faq")
     page.wait_for_function("document.getElementById('state-error').textContent.includes('PM810')")  # no example: {}
     assert page.text_content("#payload") == page.text_content("#head") == ""  # nothing of helpdesk stays
+    assert page.get_attribute("#state", "placeholder").startswith("'faq' has no example state file (faq.state.yaml)")
     page.fill("#state", "customer: {name: Ada}\nquestion: Is there a free plan?\n")
     page.wait_for_function("document.getElementById('head').textContent.startsWith('faq → openai')")
     assert "Ada asks: Is there a free plan?" in page.text_content("#payload")

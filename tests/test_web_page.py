@@ -384,3 +384,13 @@ def test_dropped_items_are_named_by_what_they_are(repo_page):
     note = page.text_content("#sections tr[data-section=tools] + tr.note")
     assert note == f"kept {kept} of {len(state['tools'])} items; dropped {names}"
     assert "[" not in page.text_content("#sections tbody")  # no list of indices
+
+
+def test_compare_follows_the_tab(repo_page):
+    page = repo_page
+    choose_executor(page)
+    page.click("#compare-run")
+    page.wait_for_selector("#compare-sections:not([hidden])")
+    assert page.text_content("#compare-sections tr.total td") == "total (text)"
+    page.click("#tabs button[data-provider=openai]")
+    page.wait_for_function("document.querySelector('#compare-sections tr.total td').textContent === 'total (openai)'")

@@ -64,7 +64,7 @@ async function init() {
   fillPickers();
   for (const p of app.project.providers) {  // the wire registry's names, from the server
     const b = el("button", { type: "button", role: "tab", "data-provider": p, text: p });
-    b.addEventListener("click", () => { app.tab = p; draw(); });
+    b.addEventListener("click", () => { app.tab = p; draw(); if (app.compareOn) compare(); });  // compare follows the tab
     ui.tabs.append(b);
   }
   showStatus(app.project.status);
@@ -106,6 +106,7 @@ async function chooseRole(role, statePath) {
   app.tab = null;
   clearView();
   const path = statePath || (app.project.example_for[role] || "");
+  ui.state.placeholder = path ? "" : "'" + role + "' has no example state file (" + role + ".state.yaml): type its state here, YAML or JSON";
   await loadState(path);
 }
 
