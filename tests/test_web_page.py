@@ -222,11 +222,13 @@ def test_state_errors_show_line_and_column_and_keep_the_render(starter_project, 
     shown = page.text_content("#state-error")
     assert shown.startswith("line 3, column 1\nstate: error[PM813]: state:3:1: ")
     assert page.text_content("#payload") == payload  # the last good render stays
+    assert page.is_visible("#stale")  # ...and says it is not updated
     page.fill("#state", "customer: {name: Ada}\nquestion: 42\n")
     page.wait_for_function("document.getElementById('state-error').textContent.includes('PM810')")
     page.fill("#state", "customer: {name: Ada}\nquestion: Why?\n")
     page.wait_for_selector("#state-error", state="hidden")
     assert "Ada asks: Why?" in page.text_content("#payload")
+    assert page.is_hidden("#stale")
 
 
 def test_first_load_under_a_second(preview_server, open_page, monkeypatch):
@@ -394,3 +396,17 @@ def test_compare_follows_the_tab(repo_page):
     assert page.text_content("#compare-sections tr.total td") == "total (text)"
     page.click("#tabs button[data-provider=openai]")
     page.wait_for_function("document.querySelector('#compare-sections tr.total td').textContent === 'total (openai)'")
+
+
+def test_a_tab_that_cannot_render_shows_its_error_alone(repo_page):
+    page = repo_page
+    choose_executor(page)
+    set_budget(page, 700)  # the text tab fits; anthropic's usable budget (700 less the margin, ÷ 1.53) does not
+    page.click("#tabs button[data-provider=anthropic]")
+    page.wait_for_selector("#render-error:not([hidden])")
+    error = page.text_content("#render-error")
+    assert error.startswith("anthropic: error[PM830]: ") and "note: the budget named here is the usable one" in error
+    assert page.text_content("#head") == "" and page.is_hidden("#panel-sections") and page.is_hidden("#payload")
+    page.click("#tabs button[data-provider=text]")  # and back: the text tab's render is whole again
+    page.wait_for_function("document.getElementById('head').textContent.startsWith('executor → text   ')")
+    assert page.is_visible("#panel-sections") and page.is_hidden("#render-error") and page.text_content("#payload")

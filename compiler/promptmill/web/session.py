@@ -10,6 +10,10 @@ that cannot be met) is data too, `{"error": {...}}`, never an exception.
 The figures are the CLI's: a section's tokens and share are those of
 `render --format pretty`, a provider's payload is `render --format PROVIDER`
 (`--format text` for the text tab) and its token count the request's total.
+The words are the page's own where the CLI's leave a number unexplained: the
+head names its budget the usable one, and `budget_figures` lists each number
+between the budget set and the usable budget with what it is. There is one
+view per wire of the registry (`wire_names()`).
 """
 
 from __future__ import annotations
