@@ -34,7 +34,7 @@ def wait_payload(page, needle: str, timeout: float = 5.0) -> float:
 def live(starter_project, preview_server, open_page):
     server = preview_server(starter_project, state=starter_project / "examples/helpdesk.state.yaml", role="helpdesk")
     page = open_page(server.url)
-    page.wait_for_function("document.getElementById('live').textContent.startsWith('live · ok')")
+    page.wait_for_function("document.getElementById('reload').textContent === 'auto-reload on · templates ok'")
     return starter_project, page
 
 
@@ -73,14 +73,15 @@ def test_a_broken_edit_shows_diagnostics_and_keeps_the_last_render(live):
     shown = page.text_content("#diagnostics")
     assert "error(s) in the templates; showing the last good render" in shown
     assert "\nprompts/roles/helpdesk.yaml:" in shown and "error[PM1" in shown  # relative to the project
-    assert "broken" in page.get_attribute("#live", "class")
+    assert "broken" in page.get_attribute("#reload", "class")
+    assert page.text_content("#reload") == "auto-reload on · templates have errors"
     assert page.text_content("#payload") == good
     # a state edit in the page still renders, with the last good templates
     page.fill("#state", page.input_value("#state").replace("Ada", "Grace"))
     wait_payload(page, "Grace asks")
     save(root / ROLE, "trim: [never", "trim: never")
     page.wait_for_selector("#diagnostics", state="hidden", timeout=5000)
-    assert "ok" in page.get_attribute("#live", "class")
+    assert "ok" in page.get_attribute("#reload", "class")
 
 
 def test_a_state_edited_in_the_page_is_kept_when_the_file_changes(live):
@@ -137,6 +138,7 @@ def test_a_project_broken_at_start_shows_once_fixed(starter_project, preview_ser
     page.select_option("#role", "faq")
     page.wait_for_function("document.getElementById('state-error').textContent.includes('PM810')")  # no example: {}
     assert page.text_content("#payload") == page.text_content("#head") == ""  # nothing of helpdesk stays
+    assert page.get_attribute("#state", "placeholder").startswith("'faq' has no example state file (faq.state.yaml)")
     page.fill("#state", "customer: {name: Ada}\nquestion: Is there a free plan?\n")
     page.wait_for_function("document.getElementById('head').textContent.startsWith('faq → openai')")
     assert "Ada asks: Is there a free plan?" in page.text_content("#payload")
@@ -147,8 +149,8 @@ def test_the_page_follows_a_restarted_server(starter_project, preview_server, op
     page = open_page(first.url)
     port = first.port
     first.close()
-    page.wait_for_function("document.getElementById('live').textContent === 'reconnecting…'")
+    page.wait_for_function("document.getElementById('reload').textContent === 'reconnecting…'")
     save(starter_project / ROLE, "Answer the customer's question below", "Answer the question written below")
     preview_server(starter_project, role="helpdesk", port=port, watch=False)
     wait_payload(page, "Answer the question written below", timeout=10)
-    assert "live · ok" in page.text_content("#live")
+    page.wait_for_function("document.getElementById('reload').textContent === 'auto-reload off · templates ok'")

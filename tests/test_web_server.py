@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from promptmill.cli.main import main
+from promptmill.runtime import wires
 from promptmill.web.origin import host_ok, origin_ok
 
 REPO = Path(__file__).resolve().parents[1]
@@ -159,9 +160,18 @@ def test_render_has_every_provider(server, starter_project):
     state = (starter_project / "examples/helpdesk.state.yaml").read_text()
     got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": state})[2])
     assert got["provider"] == "openai"
-    assert set(got["views"]) == {"text", "openai", "anthropic", "gemini", "live"}
+    assert list(got["views"]) == list(wires.WIRE_NAMES)  # one view per wire of the registry, in its order
     openai = got["views"]["openai"]
     assert openai["budget_line"] == "budget 3500: max_tokens 4000 - reserve 500"
+    assert openai["budget_figures"] == {
+        "set": 3500,
+        "usable": 3500,
+        "role": 3500,
+        "rows": [
+            ["3500", "the budget you set: the role's, max_tokens 4000 − reserve 500"],
+            ["3500", "usable, in o200k_base tokens: what the head, the bars and the total count against"],
+        ],
+    }
     assert [s["id"] for s in openai["sections"]][-2:] == ["articles", "question"]
     # the stable system run is the cached prefix; its last section carries the breakpoint
     cached = [s["id"] for s in openai["sections"] if s["cached"]]
@@ -437,3 +447,32 @@ def test_render_for_a_model_from_the_picker(server, starter_project):
     assert bad["error"]["code"] == "PM502" and "did you mean" in bad["error"]["hint"]
     cmp = json.loads(request(server, "/api/compare", method="POST", body={**body, "against": "build"})[2])
     assert "error" not in cmp and cmp["provider"] == "anthropic"
+
+
+def test_the_project_names_the_tabs_and_whether_saves_reload(starter_project, preview_server):
+    """The page's tabs are the wire registry's names, read when asked; the badge knows whether the server watches."""
+    watching = json.loads(request(preview_server(starter_project), "/api/project")[2])
+    assert watching["providers"] == list(wires.WIRE_NAMES) and watching["watching"] is True
+    still = preview_server(starter_project, watch=False)
+    assert json.loads(request(still, "/api/project")[2])["watching"] is False
+
+
+def test_an_estimated_budget_names_each_of_its_numbers(server, starter_project):
+    state = (starter_project / "examples/helpdesk.state.yaml").read_text()
+    body = {"role": "helpdesk", "state": state, "budget": 2000}
+    anthropic = json.loads(request(server, "/api/render", method="POST", body=body)[2])["views"]["anthropic"]
+    f = anthropic["budget_figures"]
+    assert (f["set"], f["usable"], f["role"]) == (2000, anthropic["budget"], 3500)
+    margin = round(0.1 * 2000)
+    assert f["rows"] == [
+        ["2000", "the budget you set (the role's is max_tokens 4000 − reserve 500 = 3500)"],
+        [f"− {margin}", "margin held back (10%): anthropic's token counts are estimates"],
+        [str(2000 - margin), "usable, in anthropic tokens"],
+        [f"÷ {anthropic['ratio']:g}", "ratio: anthropic tokens per o200k_base token (any anthropic model)"],
+        [str(anthropic["budget"]), "usable, in o200k_base tokens: what the head, the bars and the total count against"],
+    ]
+    # the same figures as the CLI's line (which names the role's model, gpt-4o-mini, as the unit: the page says anthropic)
+    assert anthropic["budget_line"].startswith(
+        f"budget {f['usable']}: render budget 2000 (below max_tokens 4000 - reserve 500) - margin {margin} = {2000 - margin} "
+    )
+    assert anthropic["head"].startswith(f"helpdesk → anthropic   {anthropic['tokens']} / {f['usable']} usable tokens (")

@@ -45,7 +45,7 @@ def broken(browser) -> None:
             page = browser.new_context(viewport={"width": 1400, "height": 700}, bypass_csp=True).new_page()
             page.goto(server.url)
             page.wait_for_selector("body[data-rendered]")
-            page.wait_for_function("document.getElementById('live').textContent.startsWith('live · ok')")
+            page.wait_for_function("document.getElementById('reload').textContent === 'auto-reload on · templates ok'")
             role.write_text(role.read_text().replace("trim: never", "trim: nevr"))
             page.wait_for_selector("#diagnostics:not([hidden])")
             page.screenshot(path=OUT / "preview-broken.png")
@@ -54,7 +54,7 @@ def broken(browser) -> None:
 def main() -> None:
     os.chdir(ROOT)
     OUT.mkdir(parents=True, exist_ok=True)
-    with make_server(ROOT, role="executor", state="prompts/examples/executor.state.yaml", watch=False) as server, sync_playwright() as pw:
+    with make_server(ROOT, role="executor", state="prompts/examples/executor.state.yaml") as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True).new_page()
         page.goto(server.url)
@@ -68,7 +68,7 @@ def main() -> None:
         page.evaluate(
             "b => { const s = document.getElementById('budget'); s.value = b; s.dispatchEvent(new Event('input', {bubbles: true})); }", 700
         )
-        page.wait_for_function("document.getElementById('head').textContent.includes(' / 700 tokens')")
+        page.wait_for_function("document.getElementById('head').textContent.includes(' / 700 usable tokens')")
         page.screenshot(path=OUT / "preview-budget.png")
 
         page.click("#budget-reset")

@@ -6,7 +6,7 @@ handful of small JSON requests, and one long-lived event stream per open page
 
     GET  /                  the page (static/index.html)
     GET  /static/NAME       app.js, app.css: only the files in STATIC, from the package
-    GET  /api/project       roles, example state files, the starting role and state
+    GET  /api/project       roles, example state files, models, the providers (tabs), the starting role and state
     GET  /api/state?path=P  the text of one listed example state file
     POST /api/render        {role, state, budget, provider, model} -> views per provider, or an error
     POST /api/compare       {role, state, budget, provider, model, against, other} -> diff and deltas
@@ -39,7 +39,7 @@ from ..core.jsontypes import JSON
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
 from ..watch import Watcher
 from .origin import refusal
-from .session import Session
+from .session import Session, wire_names
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -166,6 +166,8 @@ class PreviewServer(ThreadingHTTPServer):
             "examples": examples,
             "example_for": {r: by_stem[r] for r in roles if r in by_stem},
             "models": s.models(),
+            "providers": list(wire_names()),  # the tabs: the wire registry's names, in its order
+            "watching": self.watcher is not None,  # the badge says whether saves reload the page
             "role": role,
             "state": state,
             "status": s.status(),

@@ -10,6 +10,10 @@ that cannot be met) is data too, `{"error": {...}}`, never an exception.
 The figures are the CLI's: a section's tokens and share are those of
 `render --format pretty`, a provider's payload is `render --format PROVIDER`
 (`--format text` for the text tab) and its token count the request's total.
+The words are the page's own where the CLI's leave a number unexplained: the
+head names its budget the usable one, and `budget_figures` lists each number
+between the budget set and the usable budget with what it is. There is one
+view per wire of the registry (`wire_names()`).
 """
 
 from __future__ import annotations
@@ -30,13 +34,16 @@ from typing import Any
 from ..compiling.workspace import Workspace
 from ..core.diagnostics import Diagnostic
 from ..core.errors import PromptmillError
+from ..runtime import wires
+from ..runtime.bundle import RoleBundle
 from ..runtime.engine import Runtime
-from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
-from ..runtime.request import PromptRequest
-from ..runtime.wires import WIRE_NAMES
+from ..runtime.explain import budget_sum, dropped_entry, shown_reason
+from ..runtime.request import PromptRequest, RenderedSection
 from ..source.examples import MAX_EXAMPLES, find_examples
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_bounded, read_state, read_state_stream
+from .itemlabels import dropped_items
 
+NOTE_ITEMS = 3  # dropped items a section's note names; the dropped list names them all
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
 _POSITION = re.compile(r"^(?P<name>[^:\n]*):(?P<line>\d+):(?P<col>\d+): ")
 
@@ -78,15 +85,63 @@ def payload_text(req: PromptRequest) -> str:
     return json.dumps(req.to_payload(), ensure_ascii=False, indent=2)
 
 
-def view(req: PromptRequest) -> dict[str, Any]:
-    """One render as the page shows it: the head, budget lines, sections, dropped items, payload."""
+def wire_names() -> tuple[str, ...]:
+    """The page's tabs: every wire of the registry, in its order (read on each call, so a wire
+    registered in `runtime/wires/__init__.py` is a tab with no change here)."""
+    return tuple(wires.WIRE_NAMES)
+
+
+def budget_figures(req: PromptRequest) -> dict[str, Any]:
+    """The budget's numbers, each with what it is: the budget set (the slider's value), the margin
+    held back when counts are estimates, the ratio to the model's tokens, and the usable budget in
+    counted tokens (the head's, the bars' and the total's)."""
+    usable_model = req.budget if req.model_budget is None else req.model_budget
+    budget_set = usable_model + req.margin_tokens
+    role = req.max_tokens - req.reserve
+    whose = f"max_tokens {req.max_tokens} − reserve {req.reserve}"
+    if budget_set == role:
+        rows = [[str(budget_set), f"the budget you set: the role's, {whose}"]]
+    else:
+        rows = [[str(budget_set), f"the budget you set (the role's is {whose} = {role})"]]
+    if req.margin_tokens:
+        pct = 100 * req.margin_tokens / budget_set if budget_set else 0.0
+        rows.append([f"− {req.margin_tokens}", f"margin held back ({pct:.0f}%): {req.provider}'s token counts are estimates"])
+    if req.model_budget is not None:
+        # whose tokens: the model the ratio is for, else the provider's (`req.model` may be the role's
+        # model of another provider, rendered for this one)
+        model = req.ratio_for if req.ratio_for and not req.ratio_for.startswith("any ") else req.provider
+        rows.append([str(usable_model), f"usable, in {model} tokens"])
+        whose = f" ({req.ratio_for})" if req.ratio_for and req.ratio_for != model else ""
+        rows.append([f"÷ {req.ratio:g}", f"ratio: {model} tokens per {req.tokenizer} token{whose}"])
+    rows.append([str(req.budget), f"usable, in {req.tokenizer} tokens: what the head, the bars and the total count against"])
+    return {"set": budget_set, "usable": req.budget, "role": role, "rows": rows}
+
+
+def _items_note(s: RenderedSection, named: list[dict[str, str]]) -> str | None:
+    """Which list items a section kept and dropped, the dropped ones by what they are (all of
+    them, with their state paths, in the view's `dropped`)."""
+    if s.items_total is None or not s.items_dropped:
+        return None
+    uncounted = s.items_total - s.items_counted
+    never = f" ({uncounted} never rendered)" if uncounted > 0 else ""
+    if not s.items_kept:
+        return f"all {s.items_total} items dropped{never}, listed below"
+    shown = [d["what"] for d in named[:NOTE_ITEMS]]
+    more = len(s.items_dropped) - len(shown)
+    note = f"kept {len(s.items_kept)} of {s.items_total} items{never}; dropped " + ", ".join(shown)
+    return note + (f" and {more} more, listed below" if more > 0 else "")
+
+
+def view(req: PromptRequest, bundle: RoleBundle | None = None) -> dict[str, Any]:
+    """One render as the page shows it: the head, the budget's figures, sections, dropped items
+    (named by what they are when `bundle`, the role's, is given), payload."""
     cached = _cached_sections(req)
     breakpoint_after = cached[-1] if cached else None
+    specs = {spec.id: spec for spec in bundle.sections} if bundle is not None else {}
     sections = []
     dropped = []
     for s in req.sections:
-        note = items_note(s)
-        reason = shown_reason(s)
+        named = dropped_items(specs.get(s.id), s.items_dropped, req.state)
         sections.append(
             {
                 "id": s.id,
@@ -97,8 +152,8 @@ def view(req: PromptRequest) -> dict[str, Any]:
                 "message": s.message,
                 "stability": s.stability,
                 "priority": s.priority,
-                "reason": reason,
-                "items": note,
+                "reason": shown_reason(s),
+                "items": _items_note(s, named),
                 "text": s.text,
                 "cached": s.id in cached,
                 "breakpoint": s.id == breakpoint_after,
@@ -106,8 +161,9 @@ def view(req: PromptRequest) -> dict[str, Any]:
         )
         entry = dropped_entry(s)
         if entry:
-            dropped.append(entry)
+            dropped.append({"section": s.id, "entry": entry, "items": named, "more": len(s.items_dropped) - len(named)})
     share = _share(req.tokens, req.budget)
+    counting = f"{req.tokenizer}, {req.count_note}"
     return {
         "role": req.role,
         "provider": req.provider,
@@ -117,10 +173,11 @@ def view(req: PromptRequest) -> dict[str, Any]:
         "budget": req.budget,
         "share": share,
         "role_budget": req.max_tokens - req.reserve,
+        "budget_figures": budget_figures(req),
         "model": req.model,
         "ratio": req.ratio,
         "count_note": req.count_note,
-        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} tokens ({share:.1f}%)   {req.tokenizer}, {req.count_note}",
+        "head": f"{req.role} → {req.provider}   {req.tokens} / {req.budget} usable tokens ({share:.1f}%)   {counting}",
         "budget_line": f"budget {req.budget}: {budget_sum(req)}",
         "origins": [[key, where] for key, where in req.budget_origins.items()],
         "sections": sections,
@@ -128,7 +185,7 @@ def view(req: PromptRequest) -> dict[str, Any]:
         "cache": {"enabled": req.cache, "sections": cached, "breakpoint_after": breakpoint_after},
         "messages": [{"role": m.role, "tokens": m.tokens, "sections": list(m.sections), "stable": m.stable} for m in req.messages],
         "payload": payload_text(req),
-        "total": f"total: {req.tokens} of {req.budget} tokens ({share:.1f}%), {req.budget - req.tokens} left",
+        "total": f"total: {req.tokens} of {req.budget} usable tokens ({share:.1f}%), {req.budget - req.tokens} left",
     }
 
 
@@ -261,11 +318,12 @@ class Session:
             return out
         out["provider"] = main.provider
         out["model"] = main.model
+        bundle = runtime.bundle(role)
         views: dict[str, Any] = {}
-        for name in WIRE_NAMES:
+        for name in wire_names():
             try:
                 req = main if name == main.provider else runtime.render(role, state, budget=budget, provider=name)
-                views[name] = view(req)
+                views[name] = view(req, bundle)
             except PromptmillError as exc:
                 views[name] = {"error": error_data(exc)}
         out["views"] = views

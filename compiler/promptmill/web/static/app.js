@@ -3,16 +3,19 @@
 // textContent or form values, never as HTML.
 "use strict";
 
-const PROVIDERS = ["text", "openai", "anthropic", "gemini", "live"];
 const $ = (id) => document.getElementById(id);
 const ui = {
   role: $("role"), example: $("example"), model: $("model"), state: $("state"), budget: $("budget"),
-  budgetValue: $("budget-value"), live: $("live"), tabs: $("tabs"),
+  budgetValue: $("budget-value"), reload: $("reload"), tabs: $("tabs"), revert: $("state-revert"),
 };
+// The state in the editor is one of the picker's: a state file (statePath) or "" (typed in the page).
+// What you change in the page is kept per entry in `edits` (path -> text, "" -> the typed state), so
+// picking another entry and coming back restores it; a file's entry says "(edited)" until discarded.
 const app = {
   project: null, role: null, statePath: "", loadedText: "", budget: null, tab: null, model: "",
-  data: null, seq: 0, inflight: false, again: false, version: 0, compareOn: false,
+  edits: {}, data: null, seq: 0, inflight: false, again: false, version: 0, compareOn: false,
 };
+const TYPED = "(typed in the page)";
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -59,9 +62,9 @@ async function init() {
   app.project = await api("/api/project");
   $("project").textContent = app.project.project;
   fillPickers();
-  for (const p of PROVIDERS) {
+  for (const p of app.project.providers) {  // the wire registry's names, from the server
     const b = el("button", { type: "button", role: "tab", "data-provider": p, text: p });
-    b.addEventListener("click", () => { app.tab = p; draw(); });
+    b.addEventListener("click", () => { app.tab = p; draw(); if (app.compareOn) compare(); });  // compare follows the tab
     ui.tabs.append(b);
   }
   showStatus(app.project.status);
@@ -75,8 +78,9 @@ function fillPickers() {
   const options = (list, first) => [...first, ...list.map((v) => el("option", { value: v, text: v }))];
   ui.role.replaceChildren(...options(app.project.roles, []));
   ui.role.value = app.role || "";
-  ui.example.replaceChildren(...options(app.project.examples, [el("option", { value: "", text: "(typed in the page)" })]));
+  ui.example.replaceChildren(...options(app.project.examples, [el("option", { value: "", text: TYPED })]));
   ui.example.value = app.statePath;
+  markEdits();
   ui.model.replaceChildren(...options(app.project.models || [], [el("option", { value: "", text: "(role's)" })]));
   ui.model.value = app.model;
   const other = $("compare-example");
@@ -102,17 +106,42 @@ async function chooseRole(role, statePath) {
   app.tab = null;
   clearView();
   const path = statePath || (app.project.example_for[role] || "");
+  ui.state.placeholder = path ? "" : "'" + role + "' has no example state file (" + role + ".state.yaml): type its state here, YAML or JSON";
   await loadState(path);
 }
 
-async function loadState(path) {
+// keepTyped: picking "(typed in the page)" for the first time starts from the text in the editor
+async function loadState(path, keepTyped) {
   app.statePath = path;
   ui.example.value = path;
-  if (!path) { ui.state.value = app.loadedText = ""; return render(); }
+  if (!path) {
+    if (app.edits[""] === undefined && keepTyped) app.edits[""] = ui.state.value;
+    ui.state.value = app.edits[""] || "";
+    app.loadedText = "";
+    markEdits();
+    return render();
+  }
   const got = await api("/api/state?path=" + encodeURIComponent(path));
+  if (app.statePath !== path) return;  // another entry was picked meanwhile
   if (got.error) { showError($("state-error"), got.error, path); return; }
-  ui.state.value = app.loadedText = got.text;
+  app.loadedText = got.text;
+  ui.state.value = app.edits[path] !== undefined ? app.edits[path] : got.text;
+  markEdits();
   await render();
+}
+
+function edited() {  // the editor's text changed: keep it for this entry of the picker
+  const path = app.statePath;
+  if (path && ui.state.value === app.loadedText) delete app.edits[path];
+  else app.edits[path] = ui.state.value;
+  markEdits();
+}
+
+function markEdits() {  // the picker names an edited file so, and offers to discard the edits
+  for (const o of ui.example.options) {
+    o.textContent = o.value ? o.value + (app.edits[o.value] !== undefined ? " (edited)" : "") : TYPED;
+  }
+  ui.revert.hidden = !(app.statePath && app.edits[app.statePath] !== undefined);
 }
 
 // -- rendering --------------------------------------------------------------------------
@@ -139,9 +168,11 @@ function show(data) {
     const inState = stateCodes.includes(data.error.code);
     showError($("state-error"), inState ? data.error : null, "state", ui.state.value);
     showError($("render-error"), inState ? null : data.error, "cannot render '" + app.role + "'");
+    if (app.data) $("stale").hidden = false;  // the render still shown is the last one that worked
     document.body.dataset.rendered = "error";
     return;
   }
+  $("stale").hidden = true;
   showError($("state-error"), null);
   showError($("render-error"), null);
   app.data = data;
@@ -161,23 +192,21 @@ function draw() {
     b.textContent = p + (p === data.provider ? " (" + (data.model && app.model ? data.model : "role's") + ")" : "");
   }
   const v = data.views[app.tab];
-  if (v.error) {
-    showError($("render-error"), v.error, app.tab);
-    $("payload").textContent = "";
-    $("payload-tokens").textContent = "";
+  for (const id of ["panel-sections", "payload-head", "payload"]) $(id).hidden = Boolean(v.error);
+  if (v.error) {  // nothing of another tab's render stays next to this tab's error
+    clearView();
+    app.data = data;
+    const e = v.error.code === "PM830" ? { ...v.error, hint: (v.error.hint ? v.error.hint + "\n    " : "")
+      + "note: the budget named here is the usable one, in counted tokens; where counts are estimates, it is the budget you set less the margin, ÷ the ratio" } : v.error;
+    showError($("render-error"), e, app.tab);
     return;
   }
   showError($("render-error"), null);
   $("head").textContent = v.head;
   $("total-fill").style.width = Math.min(100, v.share) + "%";
-  $("budget-line").textContent = v.budget_line;
-  const origins = $("origins");
-  origins.replaceChildren(...v.origins.map(([k, w]) => el("li", { text: k + " from " + w })));
-  ui.budget.max = String(v.role_budget);
-  if (app.budget === null) ui.budget.value = String(v.role_budget);
-  ui.budgetValue.textContent = String(app.budget === null ? v.role_budget : app.budget);
+  drawBudget(v);
   drawSections(v);
-  $("dropped").textContent = "dropped: " + (v.dropped.length ? v.dropped.join("; ") : "nothing");
+  drawDropped(v);
   $("total").textContent = v.total;
   $("payload-title").textContent = app.tab === "text" ? "the prompt as text (render --format text)" : app.tab + " payload (render --format " + app.tab + ")";
   $("payload-tokens").textContent = v.tokens + " tokens";
@@ -186,10 +215,37 @@ function draw() {
 
 function clearView() {  // another role: nothing of the last one stays on the page
   app.data = null;
-  for (const id of ["head", "budget-line", "dropped", "total", "payload", "payload-tokens", "payload-title"]) $(id).textContent = "";
+  for (const id of ["head", "dropped", "total", "payload", "payload-tokens", "payload-title"]) $(id).textContent = "";
   $("origins").replaceChildren();
+  $("origins-head").hidden = true;
+  $("budget-figures").tBodies[0].replaceChildren();
   $("sections").tBodies[0].replaceChildren();
   $("total-fill").style.width = "0";
+}
+
+// The slider sets the budget; the margin (estimated counts) and the ratio (the model's tokens per
+// counted token) turn it into the usable budget the head, the bars and the total count against.
+function drawBudget(v) {
+  const f = v.budget_figures;
+  ui.budget.max = String(f.role);
+  if (app.budget === null) ui.budget.value = String(f.role);
+  ui.budgetValue.textContent = f.set + " set · " + f.usable + " usable";
+  $("budget-figures").tBodies[0].replaceChildren(...f.rows.map(([n, what]) =>
+    el("tr", {}, el("td", { class: "num", text: n }), el("td", { text: what }))));
+  $("origins").replaceChildren(...v.origins.map(([k, w]) => el("li", { text: k + " from " + w })));
+  $("origins-head").hidden = !v.origins.length;
+}
+
+function drawDropped(v) {
+  const box = $("dropped");
+  if (!v.dropped.length) { box.textContent = "dropped: nothing"; return; }
+  const list = el("ul");
+  for (const d of v.dropped) {
+    const items = d.items.map((it) => el("li", {}, el("span", { class: "where", text: it.where }), " " + it.what));
+    if (d.more > 0) items.push(el("li", { text: "and " + d.more + " more" }));
+    list.append(el("li", { "data-section": d.section }, el("span", { class: "entry", text: d.entry }), items.length ? el("ul", {}, ...items) : ""));
+  }
+  box.replaceChildren("dropped:", list);
 }
 
 const open = new Set();  // sections whose text is shown
@@ -221,8 +277,11 @@ function drawSections(v) {
 }
 
 function showStatus(st) {
-  ui.live.className = "live " + (st.ok ? "ok" : "broken");
-  ui.live.textContent = (st.ok ? "live · ok" : "live · templates have errors") + " · v" + st.version;
+  ui.reload.className = "reload " + (st.ok ? "ok" : "broken");
+  const watching = !app.project || app.project.watching !== false;
+  ui.reload.textContent = (watching ? "auto-reload on" : "auto-reload off") + " · " + (st.ok ? "templates ok" : "templates have errors");
+  ui.reload.title = (watching ? "saving a template or state file re-renders this page" : "started without watching: reload the page to see saved changes")
+    + "; compiled " + st.version + " time(s)";
   const box = $("diagnostics");
   const diags = st.diagnostics || [];
   if (!diags.length) { box.hidden = true; box.textContent = ""; return; }
@@ -250,11 +309,11 @@ function connect() {
     if (st.version <= app.version) return;
     app.version = st.version;
     if (await refreshProject()) return;  // the first role that compiled is now shown
-    const edited = ui.state.value !== app.loadedText;
-    if (app.statePath && st.changed.includes(app.statePath) && !edited) return loadState(app.statePath);
+    const changedHere = app.edits[app.statePath] !== undefined;  // your edits win over the file's
+    if (app.statePath && st.changed.includes(app.statePath) && !changedHere) return loadState(app.statePath);
     render();
   });
-  es.onerror = () => { ui.live.className = "live"; ui.live.textContent = "reconnecting…"; };
+  es.onerror = () => { ui.reload.className = "reload"; ui.reload.textContent = "reconnecting…"; };
 }
 
 // -- compare ----------------------------------------------------------------------------
@@ -296,13 +355,14 @@ async function compare() {
 
 // -- events ---------------------------------------------------------------------------------
 let typing = 0;
-ui.state.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(render, 120); });
+ui.state.addEventListener("input", () => { edited(); clearTimeout(typing); typing = setTimeout(render, 120); });
 ui.role.addEventListener("change", () => chooseRole(ui.role.value, ""));
-ui.example.addEventListener("change", () => loadState(ui.example.value));
+ui.example.addEventListener("change", () => loadState(ui.example.value, true));
+ui.revert.addEventListener("click", () => { delete app.edits[app.statePath]; loadState(app.statePath); });
 ui.model.addEventListener("change", () => { app.model = ui.model.value; app.tab = null; render(); });
 ui.budget.addEventListener("input", () => {
   app.budget = Number(ui.budget.value);
-  ui.budgetValue.textContent = ui.budget.value;
+  ui.budgetValue.textContent = ui.budget.value + " set";
   render();  // renders coalesce: at most one in flight, the latest value next
 });
 $("budget-reset").addEventListener("click", () => { app.budget = null; render(); });
