@@ -1,8 +1,9 @@
 """`collect`: a provider's batch results file -> replies checked by the role's output contract.
 
 Reads the results line by line (OpenAI chat completions or Responses, Anthropic
-or Gemini shape, told apart per line), matches each to a request of the batch folder by its custom id and
-runs the role's output contract (`parse_reply`) on the reply:
+or Gemini shape, told apart per line), matches each to a request of the batch
+folder by its custom id and runs the role's output contract (`parse_reply`) on
+the reply:
 
     replies.jsonl    {"custom_id", "data"}                      the validated reply data
     failures.jsonl   {"custom_id", "line", "code", "reason", "repair"}  why it cannot be used

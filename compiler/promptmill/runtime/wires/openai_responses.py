@@ -23,11 +23,12 @@ contract sets `text: {"format": {"type": "json_schema", "name", "schema",
 
 Caching: OpenAI caches the longest repeated prefix automatically (from 1024
 tokens); the stable sections come first. `prompt_cache_key` routes requests
-with the same prefix to the same cache: `pm-<role>-<16 hex digits>` (at most 64
-characters, the API's limit), the digits a SHA-256 of the role id and the text
-of the leading stable messages, so two renders of one role with the same stable
-prefix share it, different roles (or a changed prefix) do not. A role with
-`cache: false` sends none.
+with the same prefix to the same cache: `pm-<role id, cut to 40 characters>-<16
+hex digits>` (at most 60 characters; the API takes 64), the digits a SHA-256 of
+the role id and the role and text of the leading stable messages, so two
+renders of one role with the same stable prefix share it, different roles (or a
+changed prefix) do not. A role with `cache: false` sends none. No explicit
+cache breakpoint is sent: the model table gives OpenAI models none.
 
 Counting is the chat wire's (docs/providers.md, "Counting model"): the
 instructions are one message at the head of the same token stream, the tools the
@@ -48,12 +49,15 @@ from .openai_chat import OpenAIChatWire
 if TYPE_CHECKING:
     from ..request import PromptRequest
 
-# https://platform.openai.com/docs/guides/batch ("Rate limits": up to 50,000 requests and 200 MB per
-# input file; `/v1/responses` is one of the endpoints a batch takes), as for chat completions
+# OpenAI's API reference, "Create batch" (https://platform.openai.com/docs/api-reference/batch/create,
+# also the openai SDK's `batches.create` docstring): `/v1/responses` is one of the endpoints a batch
+# takes, and an input file "can contain up to 50,000 requests, and can be up to 200 MB in size",
+# whatever the endpoint: the chat wire's limits
 BATCH_URL = "/v1/responses"
 MIN_OUTPUT_TOKENS = 16  # the API refuses a smaller max_output_tokens ("Expected a value >= 16")
-CACHE_KEY_CHARS = 64  # the API refuses a longer prompt_cache_key
-ROLE_IN_KEY = 40  # role id characters kept in the key: "pm-" + 40 + "-" + 16 hex digits = 60
+# the API refuses a prompt_cache_key longer than 64 characters; a key is "pm-", at most 40
+# characters of the role id (ASCII), "-" and 16 hex digits: at most 60
+ROLE_IN_KEY = 40
 
 
 def responses_tool(d: Mapping[str, Any]) -> dict:
@@ -87,7 +91,7 @@ class OpenAIResponsesWire(OpenAIChatWire):
 
     name = "openai-responses"
     provider = "openai"
-    batch_limits = BatchLimits(50_000, 200 * 1024 * 1024)
+    batch_limits = BatchLimits(50_000, 200 * 1024 * 1024)  # see BATCH_URL
     metadata_field = "metadata"  # up to 16 string pairs on a response, as on a chat completion
 
     def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
