@@ -274,3 +274,32 @@ def test_cli_render_format_openai_responses():
     result = CliRunner().invoke(main, [*args, "--format", WIRE])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == render("companion-beat", "companion-beat.state.yaml", WIRE).to_openai_responses()
+
+
+def test_a_role_or_project_can_name_the_wire_as_its_provider(make_project, tmp_path):
+    from promptmill.batch import run_batch
+    from promptmill.compiling.api import build_in_memory, compile
+
+    files = {
+        "promptmill.yaml": "provider: openai-responses\n",
+        "prompts/r.yaml": """kind: role
+id: r
+model: gpt-5
+inputs: {type: object, properties: {q: {type: string}}}
+sections:
+  - {id: persona, text: You are terse.}
+  - {id: question, template: "{{ q }}", message: user}
+""",
+    }
+    root = make_project(files)
+    rt, diags = build_in_memory(root)
+    assert [d for d in diags if d.severity == "error"] == []
+    req = rt.render("r", {"q": "hi"})
+    assert req.provider == WIRE and req.to_payload()["instructions"] == "You are terse."
+    compile(root, output=tmp_path / "build")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"q": "hi"}\n', encoding="utf-8")
+    summary = run_batch("r", rows, tmp_path / "out", build=tmp_path / "build")
+    assert summary["provider"] == WIRE
+    line = json.loads((tmp_path / "out" / "requests-00001.jsonl").read_text(encoding="utf-8"))
+    assert line["url"] == "/v1/responses" and line["body"]["model"] == "gpt-5"
