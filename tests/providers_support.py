@@ -17,6 +17,7 @@ from promptmill.runtime.tokenizers import get_tokenizer
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "prompts" / "examples"
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
+PROVIDERS += ("openai-responses",)
 # (role, example state file) for every shipped role; test_library checks none is missing
 SHIPPED = (
     ("executor", "executor.state.yaml"),
@@ -53,6 +54,11 @@ def documented_total(req) -> int:
     counter = Counter(TOK)
     if req.provider == "openai":  # OpenAI's cookbook: 3 + the tokens of every value (role and content), + 3
         sent = req.to_openai()["messages"]
+        messages = sum(3 + sum(TOK.count(v) for v in m.values()) for m in sent) + (3 if sent else 0)
+    elif req.provider == "openai-responses":  # the chat model: `instructions` is the leading system message
+        payload = req.to_openai_responses()
+        sent = [{"role": "system", "content": payload["instructions"]}] if "instructions" in payload else []
+        sent += payload["input"]
         messages = sum(3 + sum(TOK.count(v) for v in m.values()) for m in sent) + (3 if sent else 0)
     else:
         messages = sum(3 + TOK.count(m.content) for m in req.messages) + (3 if req.messages else 0)

@@ -19,7 +19,7 @@ from promptmill.batch.formats import LIMITS
 from promptmill.cli.main import main
 
 GOLDEN = __import__("pathlib").Path(__file__).parent / "golden" / "batch"
-PROVIDERS = ("openai", "anthropic", "gemini", "text")
+PROVIDERS = ("openai", "anthropic", "gemini", "text", "openai-responses")
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +53,14 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
                 "url": "/v1/chat/completions",
                 "body": {"model": "gpt-4o-mini", **payload, "metadata": {"promptmill_role": ROLE, "promptmill_source_hash": source_hash}},
             }
+        elif provider == "openai-responses":
+            assert line == {
+                "custom_id": f"case-{i}",
+                "method": "POST",
+                "url": "/v1/responses",
+                "body": {"model": "gpt-4o-mini", **payload, "metadata": {"promptmill_role": ROLE, "promptmill_source_hash": source_hash}},
+            }
+            assert line["body"]["max_output_tokens"] == 512 and line["body"]["prompt_cache_key"].startswith(f"pm-{ROLE}-")
         elif provider == "anthropic":
             assert line == {"custom_id": f"case-{i}", "params": {"model": "gpt-4o-mini", **payload}}
             assert line["params"]["max_tokens"] == 512  # the role's reserve; Anthropic requires it
@@ -62,13 +70,14 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
             assert line == {"custom_id": f"case-{i}", "prompt": payload["prompt"]}
 
 
-def test_the_same_bytes_at_one_and_two_workers(build, tmp_path):
+@pytest.mark.parametrize("provider", ["anthropic", "openai-responses"])
+def test_the_same_bytes_at_one_and_two_workers(build, tmp_path, provider):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(150) + ["oops", {"id": "bad id!"}] + rows(40))
     outs = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
         run_batch(
-            ROLE, src, out, build=build, provider="anthropic", id_column="id", workers=workers, chunk=7, max_error_rate=0.5, max_requests=60
+            ROLE, src, out, build=build, provider=provider, id_column="id", workers=workers, chunk=7, max_error_rate=0.5, max_requests=60
         )
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name not in ("summary.json", ".promptmill-batch.json")})
     assert list(outs[0]) == ["report.jsonl", "requests-00001.jsonl", "requests-00002.jsonl", "requests-00003.jsonl"]
@@ -95,6 +104,7 @@ def test_shards_split_before_the_count_and_the_byte_limit(build, tmp_path):
 
 def test_provider_limits_are_the_documented_ones():
     assert LIMITS["openai"] == (50_000, 200 * 1024 * 1024)
+    assert LIMITS["openai-responses"] == (50_000, 200 * 1024 * 1024)  # the same batch API, url /v1/responses
     assert LIMITS["anthropic"] == (100_000, 256 * 1024 * 1024)
     assert LIMITS["gemini"].bytes == 2 * 1024 * 1024 * 1024
 
@@ -252,6 +262,8 @@ def test_bad_options_are_clear_errors(build, tmp_path):
         run_batch("nope", src, tmp_path / "o", build=build)
     with pytest.raises(promptmill.ConfigError, match="names no model"):
         run_batch("executor", src, tmp_path / "o", build=build, provider="openai")
+    with pytest.raises(promptmill.ConfigError, match="a openai-responses batch request needs one"):
+        run_batch("executor", src, tmp_path / "o", build=build, provider="openai-responses")
     with pytest.raises(promptmill.ConfigError, match="cannot tell the input format"):
         run_batch(ROLE, tmp_path / "rows.csv", tmp_path / "o", build=build)
     with pytest.raises(promptmill.ConfigError, match="does not exist"):

@@ -40,6 +40,17 @@ def _openai(cid, text):
     }
 
 
+def _responses(cid, text, *, call=False):
+    """A Responses API batch result: a Response object with one message item (or one function call)."""
+    if call:
+        item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "report", "arguments": text, "status": "completed"}
+    else:
+        content = [{"type": "output_text", "text": text, "annotations": []}]
+        item = {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": content}
+    body = {"id": f"resp_{cid}", "object": "response", "status": "completed", "model": "gpt-4o-mini", "output": [item]}
+    return {"id": f"batch_req_{cid}", "custom_id": cid, "response": {"status_code": 200, "request_id": "r", "body": body}, "error": None}
+
+
 def _anthropic(cid, text):
     return {
         "custom_id": cid,
@@ -51,7 +62,7 @@ def _gemini(cid, text):
     return {"key": cid, "response": {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}}
 
 
-SHAPES = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini}
+SHAPES = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "openai-responses": _responses}
 
 
 def _read(path):
@@ -67,7 +78,7 @@ def test_collect_checks_each_reply_and_reports_each_failure(build, tmp_path, pro
         {"custom_id": "case-1", "result": {"type": "errored", "error": {"type": "overloaded_error"}}}
         if provider == "anthropic"
         else {"id": "x", "custom_id": "case-1", "response": None, "error": {"code": "server_error", "message": "boom"}}
-        if provider == "openai"
+        if provider in ("openai", "openai-responses")
         else {"key": "case-1", "error": {"code": 500, "message": "boom"}}
     )
     path = write_jsonl(tmp_path / "results.jsonl", results)
@@ -148,3 +159,46 @@ def test_an_output_folder_that_cannot_be_made_is_pm014(build, tmp_path):
     with pytest.raises(PromptmillError) as info:
         collect(path, batch, out=tmp_path / "file" / "out")
     assert info.value.code == "PM014" and "cannot create the output folder" in info.value.message
+
+
+def test_a_responses_result_is_read_from_its_output_items(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai-responses")
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": []}
+    two_parts = _responses("case-1", GOOD)
+    message = two_parts["response"]["body"]["output"][0]
+    message["content"] = [{"type": "output_text", "text": GOOD[:20], "annotations": []}, {"type": "output_text", "text": GOOD[20:]}]
+    two_parts["response"]["body"]["output"] = [reasoning, message]
+    refused = _responses("case-3", "")
+    refused["response"]["body"]["output"][0]["content"] = [{"type": "refusal", "refusal": "I can't help with that."}]
+    results = [
+        _responses("case-0", json.dumps({"module": "a.py", "culprit": "test", "explanation": "the test is wrong"}), call=True),
+        two_parts,
+        _responses("case-2", {"module": 3}, call=True),  # arguments as an object: checked as data
+        refused,
+    ]
+    path = write_jsonl(tmp_path / "results.jsonl", results)
+    assert collect(path, batch) == {"results": 4, "replies": 2, "failures": 2, "missing": 0}
+    assert [r["custom_id"] for r in _read(batch / "replies.jsonl")] == ["case-0", "case-1"]
+    failures = _read(batch / "failures.jsonl")
+    assert [(f["custom_id"], f["line"], f["code"]) for f in failures] == [("case-2", 3, "PM861"), ("case-3", 4, "PM873")]
+    assert failures[1]["reason"] == "the model refused: I can't help with that."
+
+
+def test_a_responses_result_of_the_wrong_shape_names_where_and_the_line(build, tmp_path):
+    batch = _batch(build, tmp_path, "openai-responses")
+    content_text = _responses("case-0", GOOD)
+    content_text["response"]["body"]["output"][0]["content"] = "just text"
+    not_a_list = _responses("case-1", GOOD)
+    not_a_list["response"]["body"]["output"] = {"type": "message"}
+    bad_item = _responses("case-2", GOOD)
+    bad_item["response"]["body"]["output"] = ["message"]
+    bad_arguments = _responses("case-3", "x", call=True)
+    bad_arguments["response"]["body"]["output"][0]["arguments"] = 7
+    path = write_jsonl(tmp_path / "results.jsonl", [content_text, not_a_list, bad_item, bad_arguments])
+    assert collect(path, batch)["failures"] == 4
+    assert [(f["line"], f["code"], f["reason"]) for f in _read(batch / "failures.jsonl")] == [
+        (1, "PM873", "response.body.output[0].content is a string, not a list"),
+        (2, "PM873", "response.body.output is an object, not a list"),
+        (3, "PM873", "response.body.output[0] is a string, not an object"),
+        (4, "PM873", "response.body.output[0].arguments is a number, not a string or an object"),
+    ]

@@ -56,7 +56,7 @@ def runnable() -> list:
 
 
 class FakeProvider(BaseHTTPRequestHandler):
-    """Answers OpenAI, Anthropic and Gemini requests with `reply` as the model's text."""
+    """Answers OpenAI (chat and Responses), Anthropic and Gemini requests with `reply` as the model's text."""
 
     reply = "Hello!"
     bodies: list[dict] = []
@@ -77,6 +77,10 @@ class FakeProvider(BaseHTTPRequestHandler):
                 "model": body["model"],
                 "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
             }
+        elif self.path.endswith("/responses"):  # OpenAI Responses: one message item
+            item = {"type": "message", "id": "m", "status": "completed", "role": "assistant"}
+            item["content"] = [{"type": "output_text", "text": self.reply, "annotations": []}]
+            out = {"id": "r", "object": "response", "created_at": 0, "model": body["model"], "status": "completed", "output": [item]}
         elif self.path.endswith("/messages"):
             out = {
                 "id": "m",
@@ -204,8 +208,8 @@ def test_the_provider_table_shows_real_counts():
     import promptmill
 
     text = (ROOT / "docs" / "providers.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| (openai|anthropic|gemini) \| (\d+) / (\d+) \|", text, re.M)
-    assert [r[0] for r in rows] == ["openai", "anthropic", "gemini"]
+    rows = re.findall(r"^\| (openai|openai-responses|anthropic|gemini) \| (\d+) / (\d+) \|", text, re.M)
+    assert [r[0] for r in rows] == ["openai", "openai-responses", "anthropic", "gemini"]
     runtime = promptmill.load(ROOT / "build")
     state = yaml.safe_load((ROOT / "prompts/examples/companion-chat.state.yaml").read_text(encoding="utf-8"))
     for provider, tokens, budget in rows:

@@ -272,7 +272,7 @@ def test_infrastructure_metadata_never_reaches_the_prompt(role, provider):
     if role == "directive-triage":
         fields = req.to_payload()
         model = fields.pop("model", None)  # the role's model travels as the API's model field only
-        assert model in (None, "gpt-4o-mini") and (model is None) == (provider not in ("openai", "anthropic"))
+        assert model in (None, "gpt-4o-mini") and (model is None) == (provider not in ("openai", "anthropic", "openai-responses"))
         assert "gpt-4o-mini" not in json.dumps(fields) and 'max_tokens": 2048' not in payload
         assert req.max_tokens == 2048 and req.reserve == 512  # the limits still shape the request
 

@@ -31,7 +31,7 @@ def test_text_tokens_are_the_count_of_the_prompt(role, state_file):
     assert live.tokens == TOK.count(live.to_live()["instructions"])
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "openai-responses"])
 @pytest.mark.parametrize(("role", "state_file"), SHIPPED)
 def test_chat_tokens_follow_the_documented_model(role, state_file, provider):
     req = render(role, state_file, provider)
@@ -85,7 +85,7 @@ def test_openai_function_rendering():
 
 @settings(max_examples=60, deadline=None)
 # from 1,100: the never-trimmed part (about 600 o200k tokens) fits at Claude's 1.53 ratio too
-@given(budget=st.integers(min_value=1100, max_value=2000), provider=st.sampled_from(["openai", "anthropic", "gemini"]))
+@given(budget=st.integers(min_value=1100, max_value=2000), provider=st.sampled_from(["openai", "anthropic", "gemini", "openai-responses"]))
 def test_never_over_budget_with_native_tools(budget, provider):
     s = state("companion-chat.state.yaml")
     s = copy.deepcopy(s)

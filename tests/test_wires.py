@@ -25,9 +25,10 @@ def test_every_registered_name_is_a_wire_of_that_name(name: str) -> None:
 
 
 def test_the_registry_lists_the_documented_wires_once() -> None:
-    assert WIRE_NAMES == ("text", "live", "openai", "anthropic", "gemini")
+    assert WIRE_NAMES[:5] == ("text", "live", "openai", "anthropic", "gemini")
+    assert "openai-responses" in WIRE_NAMES
     assert tuple(WIRES) == WIRE_NAMES
-    assert batch_wires() == ("text", "openai", "anthropic", "gemini")  # live has no batch format
+    assert batch_wires() == tuple(n for n in WIRE_NAMES if n != "live")  # live has no batch format
 
 
 @pytest.mark.parametrize(("name", "close"), [("openia", "'openai'"), ("Gemini", "'gemini'"), ("antropic", "'anthropic'")])
@@ -38,6 +39,7 @@ def test_an_unknown_wire_says_which_one_was_meant(name: str, close: str) -> None
     assert f"unknown provider '{name}'" in info.value.message
     assert f"did you mean {close}?" in (info.value.hint or "")
     assert "valid providers: text, live, openai, anthropic, gemini" in (info.value.hint or "")
+    assert "openai-responses" in (info.value.hint or "")
 
 
 def test_a_wire_that_does_not_say_what_tools_cost_is_not_costed_as_another() -> None:
@@ -115,3 +117,17 @@ def test_a_reply_is_checked_with_the_four_fields_batch_collect_passes() -> None:
         else:  # no strict mode: a null is a wrong type
             with pytest.raises(Exception, match="PM861"):
                 parse_reply(stand_in, reply)  # type: ignore[arg-type]
+
+
+def test_the_readme_providers_table_has_a_row_for_every_wire() -> None:
+    # issue 24: every wire is listed with its request shape, cache and structured-output behaviour
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Providers\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z-]+)` \|(.*)\|$", section, re.M)
+    names = [name for name, _ in rows]
+    assert len(names) == len(set(names)) and set(names) == set(WIRE_NAMES)
+    for name, rest in rows:
+        cells = [c.strip() for c in rest.split(" | ")]
+        assert len(cells) == 3 and all(cells), name

@@ -96,7 +96,7 @@ BUNDLE = {
         "description": _s("string"),
         "category": _s("string"),
         "model": _s(["string", "null"]),
-        "provider": _s("string", enum=["text", "openai", "anthropic", "gemini", "live"]),
+        "provider": _s("string", enum=["text", "openai", "anthropic", "gemini", "live", "openai-responses"]),
         "tokenizer": _s("string"),
         "budget": _s(
             "object",

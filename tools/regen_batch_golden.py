@@ -18,7 +18,7 @@ def main() -> None:
         folder = Path(tmp)
         build = compile_build(folder)
         src = write_jsonl(folder / "rows.jsonl", rows(3))
-        for provider in ("openai", "anthropic", "gemini", "text"):
+        for provider in ("openai", "anthropic", "gemini", "text", "openai-responses"):
             run_batch(ROLE, src, folder / provider, build=build, provider=provider, id_column="id")
             target = ROOT / "tests" / "golden" / "batch" / f"{provider}.jsonl"
             target.write_bytes((folder / provider / "requests-00001.jsonl").read_bytes())

@@ -1,8 +1,9 @@
 """`collect`: a provider's batch results file -> replies checked by the role's output contract.
 
-Reads the results line by line (OpenAI, Anthropic or Gemini shape, told apart
-per line), matches each to a request of the batch folder by its custom id and
-runs the role's output contract (`parse_reply`) on the reply:
+Reads the results line by line (OpenAI chat completions or Responses, Anthropic
+or Gemini shape, told apart per line), matches each to a request of the batch
+folder by its custom id and runs the role's output contract (`parse_reply`) on
+the reply:
 
     replies.jsonl    {"custom_id", "data"}                      the validated reply data
     failures.jsonl   {"custom_id", "line", "code", "reason", "repair"}  why it cannot be used
@@ -62,6 +63,8 @@ def read_result(line: dict) -> tuple[str | None, Any]:
         response = _dig(line, ("response",), dict, default={})
         if response.get("status_code") not in (None, 200):
             raise ResultError(f"the request failed with HTTP {_short(response.get('status_code'))}: {_short(response.get('body'))}")
+        if isinstance(response.get("body"), dict) and "output" in response["body"]:  # a Responses API result
+            return custom_id, _responses_reply(_dig(response, ("body", "output"), list, where="response"))
         message = _dig(response, ("body", "choices", 0, "message"), dict, where="response")
         content = _dig(message, ("content",), str, default="", where="response.body.choices[0].message")
         calls = _dig(message, ("tool_calls",), list, default=[], where="response.body.choices[0].message")
@@ -98,6 +101,28 @@ def read_result(line: dict) -> tuple[str | None, Any]:
                 calls.append(_dig(part, ("functionCall", "args"), dict, default={}, where=where))
         return custom_id, calls[0] if calls and not text.strip() else text
     raise ResultError("not a results line of OpenAI, Anthropic or Gemini (no custom_id or key)")
+
+
+def _responses_reply(output: list) -> Any:
+    """The reply of a Responses API `output`: the text of its `message` items' `output_text` parts, or
+    the `arguments` of its first `function_call` when there is no text."""
+    text, calls, refusals = "", [], []
+    for i, item in enumerate(output):
+        where = f"response.body.output[{i}]"
+        item = _dig(output, (i,), dict, where="response.body.output")
+        if item.get("type") == "message":
+            content = _dig(item, ("content",), list, default=[], where=where)
+            for j in range(len(content)):
+                part = _dig(content, (j,), dict, where=f"{where}.content")
+                if part.get("type") == "output_text":
+                    text += _dig(part, ("text",), str, default="", where=f"{where}.content[{j}]")
+                elif part.get("type") == "refusal":
+                    refusals.append(_dig(part, ("refusal",), str, default="", where=f"{where}.content[{j}]"))
+        elif item.get("type") == "function_call":
+            calls.append(_dig(item, ("arguments",), (str, dict), where=where))
+    if not text.strip() and not calls and refusals:
+        raise ResultError(f"the model refused: {_short(' '.join(refusals))}")
+    return calls[0] if calls and not text.strip() else text
 
 
 _MISSING = object()

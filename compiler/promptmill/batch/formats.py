@@ -1,6 +1,7 @@
 """The line each wire's batch API accepts, and its per-file limits (both defined by the wire).
 
     openai     {"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {model, ...payload}}
+    openai-responses  {"custom_id", "method": "POST", "url": "/v1/responses", "body": {model, ...payload}}
     anthropic  {"custom_id", "params": {model, max_tokens, ...payload}}
     gemini     {"key", "request": {...payload}}       (the model is named when the batch is created)
     text       {"custom_id", "prompt"}                (no provider API: one prompt a line)

@@ -113,7 +113,7 @@ class BatchRenderer:
         self.provider = provider or (bundle.provider if bundle.provider in formats.PROVIDERS else "openai")
         self.render_model = model  # rows are fitted for it: its encoding, ratio, window and reply limit
         self.model = model or bundle.model
-        if self.provider in ("openai", "anthropic") and not self.model:
+        if self.provider in ("openai", "anthropic", "openai-responses") and not self.model:
             raise ConfigError(
                 f"role '{role}' names no model, and a {self.provider} batch request needs one",
                 code="PM010",

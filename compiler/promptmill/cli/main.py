@@ -590,7 +590,7 @@ def batch() -> None:
     """Render a row file into provider batch files (`batch ROLE --input ...`), or collect the results.
 
     \b
-    promptmill batch ROLE --input rows.jsonl --out DIR [--provider openai|anthropic|gemini|text]
+    promptmill batch ROLE --input rows.jsonl --out DIR [--provider WIRE]
     promptmill batch collect RESULTS.jsonl --batch DIR
     """
 

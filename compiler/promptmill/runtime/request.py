@@ -100,6 +100,7 @@ class Message:
 
 # wire -> the `gen_ai.provider.name` OpenTelemetry's GenAI semantic conventions give its provider
 _OTEL_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
+_OTEL_PROVIDERS["openai-responses"] = "openai"
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,11 @@ class PromptRequest:
         """keyword arguments of Anthropic `messages.create`: with the role's `model` (when it
         declares one) and `max_tokens` (the budget's reserve); both overridable."""
         return self._render_as("anthropic", model, max_tokens)
+
+    def to_openai_responses(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        """keyword arguments of OpenAI `responses.create`: `instructions`, `input` items, with the role's
+        `model` (when it declares one) and reply limit (`max_output_tokens`, the budget's reserve); both overridable."""
+        return self._render_as("openai-responses", model, max_tokens)
 
     def to_gemini(self, *, max_tokens: int | None = None) -> dict:
         """the Gemini `generateContent` body, with the reply limit (`max_output_tokens`, the budget's

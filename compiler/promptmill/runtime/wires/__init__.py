@@ -23,6 +23,7 @@ WIRES: dict[str, str] = {
     "openai": "openai_chat:WIRE",
     "anthropic": "anthropic:WIRE",
     "gemini": "gemini:WIRE",
+    "openai-responses": "openai_responses:WIRE",
 }
 WIRE_NAMES = tuple(WIRES)
 
