@@ -23,6 +23,8 @@ WIRES: dict[str, str] = {
     "openai": "openai_chat:WIRE",
     "anthropic": "anthropic:WIRE",
     "gemini": "gemini:WIRE",
+    "bedrock": "bedrock:WIRE",
+    "anthropic-bedrock": "anthropic_bedrock:WIRE",
 }
 WIRE_NAMES = tuple(WIRES)
 
