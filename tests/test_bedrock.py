@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from promptmill import anthropic_bedrock_kwargs
 from promptmill.core.errors import ProviderError, TokenizerError
 from promptmill.runtime.models import bedrock_claude, default_table, resolve_model
-from promptmill.runtime.wires.anthropic_bedrock import anthropic_bedrock_kwargs
 from providers_support import SHIPPED, render, state
 from test_renderers import check_golden
 

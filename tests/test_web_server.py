@@ -159,7 +159,7 @@ def test_render_has_every_provider(server, starter_project):
     state = (starter_project / "examples/helpdesk.state.yaml").read_text()
     got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": state})[2])
     assert got["provider"] == "openai"
-    assert set(got["views"]) == {"text", "openai", "anthropic", "gemini", "live"}
+    assert set(got["views"]) == {"text", "openai", "anthropic", "gemini", "live"} | {"bedrock", "anthropic-bedrock"}
     openai = got["views"]["openai"]
     assert openai["budget_line"] == "budget 3500: max_tokens 4000 - reserve 500"
     assert [s["id"] for s in openai["sections"]][-2:] == ["articles", "question"]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.errors import ConfigError
 from ._chat import split
 from .anthropic import AnthropicWire
+from .anthropic_bedrock import WIRE as CLAUDE_BODY
 from .base import BatchLimits
 
 if TYPE_CHECKING:
@@ -106,9 +107,7 @@ class BedrockWire(AnthropicWire):
     def batch_body(self, req: PromptRequest, model: str | None) -> dict:
         """A batch line's `modelInput`: the model's InvokeModel body (Claude's: `anthropic-bedrock`)."""
         self.batch_check(model)
-        from . import get_wire
-
-        return get_wire("anthropic-bedrock").render(req)
+        return CLAUDE_BODY.render(req)
 
     def batch_check(self, model: str | None) -> None:
         """PM010 unless `model` is a model whose InvokeModel body promptmill writes (Claude)."""
