@@ -269,3 +269,26 @@ def test_rendering_never_imports_boto3():
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_role_may_name_a_bedrock_wire_and_the_cli_renders_it(make_project):
+    from click.testing import CliRunner
+
+    from promptmill.cli.main import main
+    from promptmill.compiling.api import build_in_memory
+
+    role = "kind: role\nid: r\nprovider: bedrock\nbudget: {max_tokens: 2000, reserve: 100}\nsections:\n  - {id: ask, text: Say hi., message: user}\n"
+    root = make_project({"prompts/r.yaml": role})  # `provider: bedrock` is valid in a role (the schema lists every wire)
+    rt, _ = build_in_memory(root)
+    req = rt.render("r", {})
+    content = [{"text": "Say hi."}, CACHE_POINT]  # the whole prompt is stable
+    assert req.provider == "bedrock" and req.to_payload() == {
+        "messages": [{"role": "user", "content": content}],
+        "inferenceConfig": {"maxTokens": 100},
+    }
+    CliRunner().invoke(main, ["compile", "--project", str(root)])
+    for fmt, method in (("bedrock", "to_bedrock"), ("anthropic-bedrock", "to_anthropic_bedrock")):
+        result = CliRunner().invoke(main, ["render", "r", "--project", str(root), "--format", fmt, "--model", SONNET])
+        assert result.exit_code == 0, result.output
+        want = getattr(rt.render("r", {}, provider=fmt, model=SONNET), method)()
+        assert json.loads(result.output) == want

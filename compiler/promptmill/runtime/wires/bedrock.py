@@ -65,8 +65,10 @@ class BedrockWire(AnthropicWire):
     name = "bedrock"
     provider = "aws"
     models = "anthropic"
-    # https://docs.aws.amazon.com/bedrock/latest/userguide/quotas.html (Amazon Bedrock quotas, batch inference):
-    # "Records per batch inference job" 50,000 and "Batch inference input file size" 1 GB (per file, default quotas)
+    # Amazon Bedrock service quotas, https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock (named by
+    # https://docs.aws.amazon.com/bedrock/latest/userguide/batch-inference-data.html): "Records per input file per batch
+    # inference job" 50,000 and "Batch inference input file size" 1 GB, the defaults (per model, adjustable; a job also
+    # needs at least 100 records, "Minimum number of records per batch inference job", which promptmill does not check)
     batch_limits = BatchLimits(50_000, 1024 * 1024 * 1024)
 
     def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
