@@ -277,7 +277,8 @@ def test_a_role_may_name_a_bedrock_wire_and_the_cli_renders_it(make_project):
     from promptmill.cli.main import main
     from promptmill.compiling.api import build_in_memory
 
-    role = "kind: role\nid: r\nprovider: bedrock\nbudget: {max_tokens: 2000, reserve: 100}\nsections:\n  - {id: ask, text: Say hi., message: user}\n"
+    role = "kind: role\nid: r\nprovider: bedrock\nbudget: {max_tokens: 2000, reserve: 100}\n"
+    role += "sections:\n  - {id: ask, text: Say hi., message: user}\n"
     root = make_project({"prompts/r.yaml": role})  # `provider: bedrock` is valid in a role (the schema lists every wire)
     rt, _ = build_in_memory(root)
     req = rt.render("r", {})
