@@ -293,3 +293,10 @@ def test_a_role_may_name_a_bedrock_wire_and_the_cli_renders_it(make_project):
         assert result.exit_code == 0, result.output
         want = getattr(rt.render("r", {}, provider=fmt, model=SONNET), method)()
         assert json.loads(result.output) == want
+
+
+def test_trace_attributes_name_aws_bedrock():
+    for wire in WIRES:
+        attrs = render("companion-chat", "companion-chat.state.yaml", wire, model=SONNET).trace_attributes
+        assert attrs["gen_ai.provider.name"] == "aws.bedrock" and attrs["promptmill.wire"] == wire
+        assert attrs["gen_ai.request.model"] == SONNET
