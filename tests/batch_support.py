@@ -11,6 +11,7 @@ import promptmill
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = "directive-triage"
+BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # `--provider bedrock` batches are for Claude
 STATE = yaml.safe_load((ROOT / "prompts" / "examples" / f"{ROLE}.state.yaml").read_text(encoding="utf-8"))
 
 

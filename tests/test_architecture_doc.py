@@ -4,8 +4,8 @@
   every paragraph names a folder that exists, and each module is named in its
   folder's paragraph;
 - every module of core/ and runtime/ (and promptmill/__init__.py) imports
-  neither yaml, jsonschema, watchdog nor click at import time (each checked in a
-  fresh interpreter);
+  neither yaml, jsonschema, watchdog nor click at import time, nor boto3 (the
+  `bedrock` extra, needed to send only), each checked in a fresh interpreter;
 - rendering every shipped role for every provider, turning it into payloads,
   a report and a parsed reply imports no promptmill module outside those
   folders, and no more of them than RENDER_BUDGET.
@@ -26,7 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "compiler" / "promptmill"
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
-FORBIDDEN = ("yaml", "jsonschema", "watchdog", "click")
+FORBIDDEN = ("yaml", "jsonschema", "watchdog", "click", "boto3", "botocore")
 RUNTIME_FOLDERS = ("core", "runtime")
 RENDER_BUDGET = 52  # promptmill modules (packages included) the render below loads; 49 today (one module per wire since issue 29)
 HEADING = re.compile(r"^### `([a-z_/]+)/`\s*$", re.M)

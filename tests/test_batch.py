@@ -13,13 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from batch_support import ROLE, ROOT, compile_build, rows, state, write_jsonl
+from batch_support import BEDROCK_MODEL, ROLE, ROOT, compile_build, rows, state, write_jsonl
 from promptmill.batch import BatchFailed, BatchRenderer, render_rows, run_batch
 from promptmill.batch.formats import LIMITS
 from promptmill.cli.main import main
 
 GOLDEN = __import__("pathlib").Path(__file__).parent / "golden" / "batch"
-PROVIDERS = ("openai", "anthropic", "gemini", "text", "openai-responses")
+PROVIDERS = ("openai", "anthropic", "gemini", "text", "openai-responses", "bedrock")
+MODELS = {"bedrock": BEDROCK_MODEL}  # a Bedrock batch needs a Claude model: the role names gpt-4o-mini
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def _lines(path):
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, tmp_path, provider):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(3))
-    summary = run_batch(ROLE, src, tmp_path / "out", build=build, provider=provider, id_column="id")
+    summary = run_batch(ROLE, src, tmp_path / "out", build=build, provider=provider, model=MODELS.get(provider), id_column="id")
     assert summary["status"] == "ok" and summary["rows"] == 3 and summary["failed"] == 0
     data = (tmp_path / "out" / "requests-00001.jsonl").read_bytes()
     assert data == (GOLDEN / f"{provider}.jsonl").read_bytes()  # see tests/golden/batch/README.md
@@ -66,18 +67,32 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
             assert line["params"]["max_tokens"] == 512  # the role's reserve; Anthropic requires it
         elif provider == "gemini":
             assert line == {"key": f"case-{i}", "request": payload}
+        elif provider == "bedrock":  # the model's InvokeModel body: Claude's, as fitted for the Bedrock model
+            body = rt.render(ROLE, state(i), provider="anthropic-bedrock", model=BEDROCK_MODEL).to_anthropic_bedrock()
+            assert line == {"recordId": f"case-{i}", "modelInput": body}
+            assert body["anthropic_version"] == "bedrock-2023-05-31" and body["max_tokens"] == 512 and "model" not in body
         else:
             assert line == {"custom_id": f"case-{i}", "prompt": payload["prompt"]}
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai-responses"])
+@pytest.mark.parametrize("provider", ["anthropic", "openai-responses", "bedrock"])
 def test_the_same_bytes_at_one_and_two_workers(build, tmp_path, provider):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(150) + ["oops", {"id": "bad id!"}] + rows(40))
     outs = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
         run_batch(
-            ROLE, src, out, build=build, provider=provider, id_column="id", workers=workers, chunk=7, max_error_rate=0.5, max_requests=60
+            ROLE,
+            src,
+            out,
+            build=build,
+            provider=provider,
+            model=MODELS.get(provider),
+            id_column="id",
+            workers=workers,
+            chunk=7,
+            max_error_rate=0.5,
+            max_requests=60,
         )
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name not in ("summary.json", ".promptmill-batch.json")})
     assert list(outs[0]) == ["report.jsonl", "requests-00001.jsonl", "requests-00002.jsonl", "requests-00003.jsonl"]
@@ -107,6 +122,20 @@ def test_provider_limits_are_the_documented_ones():
     assert LIMITS["openai-responses"] == (50_000, 200 * 1024 * 1024)  # the same batch API, url /v1/responses
     assert LIMITS["anthropic"] == (100_000, 256 * 1024 * 1024)
     assert LIMITS["gemini"].bytes == 2 * 1024 * 1024 * 1024
+    assert LIMITS["bedrock"] == (50_000, 1024 * 1024 * 1024)
+
+
+def test_a_bedrock_batch_for_a_model_without_a_known_body_is_pm010(build, tmp_path):
+    src = write_jsonl(tmp_path / "rows.jsonl", rows(2))
+    for model in (None, "gpt-4o-mini"):  # none given: the role's own, which is not on Bedrock
+        with pytest.raises(promptmill.PromptmillError) as err:
+            run_batch(ROLE, src, tmp_path / "out", build=build, provider="bedrock", model=model, id_column="id")
+        assert err.value.code == "PM010" and "Claude" in err.value.message and "gpt-4o-mini" in err.value.message
+    assert not (tmp_path / "out").exists()
+    result = CliRunner().invoke(
+        main, ["batch", ROLE, "--input", str(src), "--out", str(tmp_path / "cli"), "--provider", "bedrock", "--build", str(build)]
+    )
+    assert result.exit_code != 0 and "error[PM010]" in result.output and "Traceback" not in result.output
 
 
 def test_every_kind_of_bad_row_is_a_report_line_with_its_code(build, tmp_path):

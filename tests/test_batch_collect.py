@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from batch_support import ROLE, compile_build, rows, write_jsonl
+from batch_support import BEDROCK_MODEL, ROLE, compile_build, rows, write_jsonl
 from promptmill.batch import collect, run_batch
 from promptmill.cli.main import main
 from promptmill.core.errors import PromptmillError
@@ -23,7 +23,8 @@ def build(tmp_path_factory):
 
 def _batch(build, tmp_path, provider):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(4))
-    run_batch(ROLE, src, tmp_path / "batch", build=build, provider=provider, id_column="id")
+    model = BEDROCK_MODEL if provider == "bedrock" else None
+    run_batch(ROLE, src, tmp_path / "batch", build=build, provider=provider, model=model, id_column="id")
     return tmp_path / "batch"
 
 
@@ -62,7 +63,16 @@ def _gemini(cid, text):
     return {"key": cid, "response": {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}}
 
 
-SHAPES = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "openai-responses": _responses}
+def _bedrock(cid, text):
+    output = {"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+    return {
+        "recordId": cid,
+        "modelInput": {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 512, "messages": []},
+        "modelOutput": output,
+    }
+
+
+SHAPES = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "bedrock": _bedrock, "openai-responses": _responses}
 
 
 def _read(path):
@@ -79,6 +89,8 @@ def test_collect_checks_each_reply_and_reports_each_failure(build, tmp_path, pro
         if provider == "anthropic"
         else {"id": "x", "custom_id": "case-1", "response": None, "error": {"code": "server_error", "message": "boom"}}
         if provider in ("openai", "openai-responses")
+        else {"recordId": "case-1", "modelInput": {}, "error": {"errorCode": 500, "errorMessage": "boom"}}
+        if provider == "bedrock"
         else {"key": "case-1", "error": {"code": 500, "message": "boom"}}
     )
     path = write_jsonl(tmp_path / "results.jsonl", results)
@@ -115,6 +127,28 @@ def test_cli_collect_prints_counts_and_exits_1_on_failures(build, tmp_path):
     assert result.exit_code == 1 and "4 failures (3 without a result)" in result.output
     result = CliRunner().invoke(main, ["batch", "collect", str(path), "--batch", str(tmp_path / "nowhere")])
     assert result.exit_code == 1 and "error[PM011]" in result.output and "Traceback" not in result.output
+
+
+def test_a_bedrock_tool_call_and_a_malformed_record_name_the_line(build, tmp_path):
+    batch = _batch(build, tmp_path, "bedrock")
+    data = {"module": "parser.py", "culprit": "code", "explanation": "parse_list drops the last item."}
+    tool = {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "return_result", "input": data}]}
+    results = [
+        {"recordId": "case-0", "modelOutput": tool},
+        {"recordId": "case-1", "modelOutput": {"content": "not blocks"}},
+        {"recordId": "case-2", "modelOutput": {"content": [{"type": "text", "text": 7}]}},
+        {"recordId": 3, "modelOutput": {}},
+        {"recordId": "case-3", "error": {"errorCode": 400, "errorMessage": "Malformed input request"}},
+    ]
+    counts = collect(write_jsonl(tmp_path / "results.jsonl", results), batch)
+    assert counts == {"results": 5, "replies": 1, "failures": 4, "missing": 0}
+    assert _read(batch / "replies.jsonl") == [{"custom_id": "case-0", "data": data}]
+    failures = {f["line"]: f for f in _read(batch / "failures.jsonl")}
+    assert failures[2]["reason"].endswith("modelOutput.content is a string, not a list")
+    assert failures[3]["reason"].endswith("modelOutput.content[0].text is a number, not a string")
+    assert failures[4]["reason"] == "line 4: the custom id is a number, not a string"
+    assert "Malformed input request" in failures[5]["reason"] and failures[5]["custom_id"] == "case-3"
+    assert all(f["code"] == "PM873" for f in failures.values())
 
 
 def test_an_anthropic_result_without_an_error_says_what_happened(build, tmp_path):

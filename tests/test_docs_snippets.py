@@ -81,12 +81,16 @@ class FakeProvider(BaseHTTPRequestHandler):
             item = {"type": "message", "id": "m", "status": "completed", "role": "assistant"}
             item["content"] = [{"type": "output_text", "text": self.reply, "annotations": []}]
             out = {"id": "r", "object": "response", "created_at": 0, "model": body["model"], "status": "completed", "output": [item]}
-        elif self.path.endswith("/messages"):
+        elif self.path.endswith("/converse"):  # Bedrock Converse (boto3)
+            message = {"role": "assistant", "content": [{"text": self.reply}]}
+            usage = {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}
+            out = {"output": {"message": message}, "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 1}}
+        elif self.path.endswith("/messages") or self.path.endswith("/invoke"):  # /invoke: Claude on Bedrock
             out = {
                 "id": "m",
                 "type": "message",
                 "role": "assistant",
-                "model": body["model"],
+                "model": body.get("model", "claude"),
                 "content": [{"type": "text", "text": self.reply}],
                 "stop_reason": "end_turn",
                 "usage": {"input_tokens": 1, "output_tokens": 1},
@@ -138,6 +142,9 @@ def test_python_block_runs_as_printed(code, reply_file, provider_url, monkeypatc
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", provider_url)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    for name, value in {"ENDPOINT_URL_BEDROCK_RUNTIME": provider_url, "ACCESS_KEY_ID": "test", "SECRET_ACCESS_KEY": "test"}.items():
+        monkeypatch.setenv(f"AWS_{name}", value)  # boto3 and AnthropicBedrock read these
+    monkeypatch.setenv("ANTHROPIC_BEDROCK_BASE_URL", provider_url)
     reply = "Hello!"
     if reply_file:
         reply = (ROOT / reply_file).read_text(encoding="utf-8").split("\n", 1)[1]  # after `# expect: ok`

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from promptmill.runtime.wires import WIRE_NAMES  # the wires a render takes: every `provider:` enum lists them
+
 OUT = Path(__file__).resolve().parent.parent / "compiler" / "promptmill" / "schemas"
 BASE = "https://promptmill.dev/schemas/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -395,7 +397,7 @@ ROLE = doc(
             "string",
             "Default provider",
             "Wire format `render` fits the budget for when none is given.",
-            enum=["text", "openai", "anthropic", "gemini", "live", "openai-responses"],
+            enum=list(WIRE_NAMES),
         ),
         "budget": BUDGET,
         "separator": s("string", "Separator", "Text placed between sections (default a blank line)."),
@@ -703,7 +705,7 @@ PROJECT = {
             "string",
             "Default provider",
             "Wire format render fits for by default (default `text`).",
-            enum=["text", "openai", "anthropic", "gemini", "live", "openai-responses"],
+            enum=list(WIRE_NAMES),
         ),
         "models": s("array", "Models", "Rows added to promptmill's model table, or replacing its rows (same pattern).", items=MODEL_ROW),
         "budget": BUDGET,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from promptmill.runtime.wires import WIRE_NAMES
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://promptmill.dev/schemas/"
 
@@ -96,7 +98,7 @@ BUNDLE = {
         "description": _s("string"),
         "category": _s("string"),
         "model": _s(["string", "null"]),
-        "provider": _s("string", enum=["text", "openai", "anthropic", "gemini", "live", "openai-responses"]),
+        "provider": _s("string", enum=list(WIRE_NAMES)),
         "tokenizer": _s("string"),
         "budget": _s(
             "object",

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from batch_support import ROLE, compile_build, rows, write_jsonl  # noqa: E402
+from batch_support import BEDROCK_MODEL, ROLE, compile_build, rows, write_jsonl  # noqa: E402
 from promptmill.batch import run_batch  # noqa: E402
 
 
@@ -18,8 +18,9 @@ def main() -> None:
         folder = Path(tmp)
         build = compile_build(folder)
         src = write_jsonl(folder / "rows.jsonl", rows(3))
-        for provider in ("openai", "anthropic", "gemini", "text", "openai-responses"):
-            run_batch(ROLE, src, folder / provider, build=build, provider=provider, id_column="id")
+        for provider in ("openai", "anthropic", "gemini", "text", "openai-responses", "bedrock"):
+            model = BEDROCK_MODEL if provider == "bedrock" else None
+            run_batch(ROLE, src, folder / provider, build=build, provider=provider, model=model, id_column="id")
             target = ROOT / "tests" / "golden" / "batch" / f"{provider}.jsonl"
             target.write_bytes((folder / provider / "requests-00001.jsonl").read_bytes())
             print(f"wrote {target.relative_to(ROOT)}")

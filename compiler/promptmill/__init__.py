@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.tokenizers import get_tokenizer
     from .runtime.tracing import trace_renders
     from .runtime.typeshash import types_hash
+    from .runtime.wires.anthropic_bedrock import anthropic_bedrock_kwargs
     from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
@@ -67,6 +68,7 @@ _LAZY = {
     "get_tokenizer": ("runtime.tokenizers", "get_tokenizer"),
     "trace_renders": ("runtime.tracing", "trace_renders"),
     "genai_kwargs": ("runtime.wires.gemini", "genai_kwargs"),
+    "anthropic_bedrock_kwargs": ("runtime.wires.anthropic_bedrock", "anthropic_bedrock_kwargs"),
     "read_state": ("source.statefile", "read_state"),
     "load_data_file": ("source.loader", "load_data_file"),
     # compile
@@ -124,6 +126,7 @@ __all__ = [
     "get_tokenizer",
     "trace_renders",
     "genai_kwargs",
+    "anthropic_bedrock_kwargs",
     "read_state",
     "load_data_file",
     "compile",

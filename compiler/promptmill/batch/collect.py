@@ -1,9 +1,10 @@
 """`collect`: a provider's batch results file -> replies checked by the role's output contract.
 
-Reads the results line by line (OpenAI chat completions or Responses, Anthropic
-or Gemini shape, told apart per line), matches each to a request of the batch
-folder by its custom id and runs the role's output contract (`parse_reply`) on
-the reply:
+Reads the results line by line (OpenAI chat completions or Responses, Anthropic,
+Gemini or Bedrock shape, told apart per line; Bedrock's records are
+`{"recordId", "modelInput", "modelOutput"}` or `{"recordId", "modelInput", "error"}`,
+the output a Claude message), matches each to a request of the batch folder by
+its custom id and runs the role's output contract (`parse_reply`) on the reply:
 
     replies.jsonl    {"custom_id", "data"}                      the validated reply data
     failures.jsonl   {"custom_id", "line", "code", "reason", "repair"}  why it cannot be used
@@ -78,15 +79,7 @@ def read_result(line: dict) -> tuple[str | None, Any]:
         if result.get("type") != "succeeded":
             error = result.get("error")
             raise ResultError(f"the request {_short(result.get('type'))}" + (f": {_short(error)}" if error else ""))
-        blocks = _dig(result, ("message", "content"), list, default=[], where="result")
-        text, tools = "", []
-        for i, block in enumerate(blocks):
-            block = _dig(blocks, (i,), dict, where="result.message.content")
-            if block.get("type") == "text":
-                text += _dig(block, ("text",), str, default="", where=f"result.message.content[{i}]")
-            elif block.get("type") == "tool_use":
-                tools.append(_dig(block, ("input",), dict, where=f"result.message.content[{i}]"))
-        return custom_id, tools[0] if tools and not text.strip() else text
+        return custom_id, _message_reply(_dig(result, ("message",), dict, where="result"), "result.message")
     if "key" in line:  # Gemini
         custom_id = _id(line["key"])
         if line.get("error") or "response" not in line:
@@ -100,7 +93,25 @@ def read_result(line: dict) -> tuple[str | None, Any]:
             if "functionCall" in part:
                 calls.append(_dig(part, ("functionCall", "args"), dict, default={}, where=where))
         return custom_id, calls[0] if calls and not text.strip() else text
-    raise ResultError("not a results line of OpenAI, Anthropic or Gemini (no custom_id or key)")
+    if "recordId" in line:  # Bedrock batch inference (modelOutput: the model's own reply body)
+        custom_id = _id(line["recordId"])
+        if line.get("error") or "modelOutput" not in line:
+            raise ResultError(f"the provider reports an error: {_short(line.get('error'))}")
+        return custom_id, _message_reply(_dig(line, ("modelOutput",), dict), "modelOutput")
+    raise ResultError("not a results line of OpenAI, Anthropic, Gemini or Bedrock (no custom_id, key or recordId)")
+
+
+def _message_reply(message: dict, where: str) -> Any:
+    """The reply of an Anthropic message (`content` blocks): its text, or the input of its tool call when it has no text."""
+    blocks = _dig(message, ("content",), list, default=[], where=where)
+    text, tools = "", []
+    for i, block in enumerate(blocks):
+        block = _dig(blocks, (i,), dict, where=f"{where}.content")
+        if block.get("type") == "text":
+            text += _dig(block, ("text",), str, default="", where=f"{where}.content[{i}]")
+        elif block.get("type") == "tool_use":
+            tools.append(_dig(block, ("input",), dict, where=f"{where}.content[{i}]"))
+    return tools[0] if tools and not text.strip() else text
 
 
 def _responses_reply(output: list) -> Any:
@@ -211,7 +222,7 @@ def _request_ids(folder: Path) -> dict[str, None]:
                     line, why = json_object(raw, where)
                     if line is None:
                         raise BatchFolderError(str(why), hint="pass the folder `promptmill batch` wrote, unchanged")
-                    custom_id = line.get("custom_id", line.get("key"))
+                    custom_id = line.get("custom_id", line.get("key", line.get("recordId")))
                     if not isinstance(custom_id, str):
                         raise BatchFolderError(
                             f"{where}: the custom id is {_kind(custom_id)}, not a string",
@@ -275,7 +286,7 @@ def collect(
                 custom_id: str | None = None
                 try:
                     line = _line(raw, number)
-                    custom_id = _id(line.get("custom_id", line.get("key")), number)
+                    custom_id = _id(line.get("custom_id", line.get("key", line.get("recordId"))), number)
                     if custom_id not in requests:
                         raise ResultError(f"line {number}: custom id {_short(repr(custom_id), 80)} matches no request of {folder}")
                     if custom_id in answered:

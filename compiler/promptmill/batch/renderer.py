@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 # promptmill internals this module uses (kept together for the package move)
 from ..core.errors import ConfigError, PromptmillError
 from ..runtime.engine import Runtime
+from ..runtime.wires import get_wire
 from . import formats, ids
 from .lines import Unreadable
 
@@ -108,8 +109,8 @@ class BatchRenderer:
         self.max_tokens = max_tokens
         bundle = self.runtime.bundle(role)  # PM802 now, not on the first row
         info = None if model is None else self.runtime.models.lookup(model)  # PM502 now, with "did you mean"
-        if provider is None and info is not None and info.provider in formats.PROVIDERS:
-            provider = info.provider
+        if provider is None and info is not None and (info.wire or info.provider) in formats.PROVIDERS:
+            provider = info.wire or info.provider
         self.provider = provider or (bundle.provider if bundle.provider in formats.PROVIDERS else "openai")
         self.render_model = model  # rows are fitted for it: its encoding, ratio, window and reply limit
         self.model = model or bundle.model
@@ -119,7 +120,8 @@ class BatchRenderer:
                 code="PM010",
                 hint="pass --model (model= in Python)",
             )
-        if self.provider == "anthropic" and bundle.budget.reserve <= 0 and not max_tokens:
+        get_wire(self.provider).batch_check(self.model)
+        if self.provider in ("anthropic", "bedrock") and bundle.budget.reserve <= 0 and not max_tokens:
             raise ConfigError(
                 f"role '{role}' reserves no tokens for the reply, and Anthropic requires max_tokens",
                 code="PM010",
@@ -196,7 +198,7 @@ class BatchRenderer:
                     custom_id = str(row[self.id_column])[:200]
                 raise
             req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider, model=self.render_model)
-            payload = req.to_payload()
+            payload = req.wire.batch_body(req, self.model)
             field = req.wire.metadata_field
             if field is not None:  # which prompt made this line, for tracing a batch result back to it
                 payload = {**payload, field: {"promptmill_role": req.role, "promptmill_source_hash": req.source_hash}}

@@ -244,7 +244,7 @@ class Runtime:
         `exact`, `estimate` or `estimated, ratio R for MODEL` (the batch summary says it once)."""
         info = None if model is None else self.models.lookup(model)
         bundle = self.bundle(role)
-        wire = get_wire(provider or (info.provider if info is not None else bundle.provider))
+        wire = get_wire(provider or ((info.wire or info.provider) if info is not None else bundle.provider))
         counted = self._ratio(bundle, wire, info)
         if counted.ratio != 1:
             return f"estimated, ratio {counted.ratio:g} for {counted.ratio_for}"
@@ -314,7 +314,7 @@ class Runtime:
         prepared = self.prepared(role) if info is None else self._prepared_for(role, info.tokenizer)
         bundle = prepared.bundle
         if provider is None:
-            provider = info.provider if info is not None else bundle.provider
+            provider = (info.wire or info.provider) if info is not None else bundle.provider
         wire = get_wire(provider)
         if event not in EVENTS:
             raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")
@@ -442,14 +442,15 @@ class Runtime:
         compile), else the largest ratio of the wire's provider in the table."""
         if not wire.estimate:
             return Counted(1.0, "", None if info is None else info.model)
-        if info is not None and info.provider == wire.name:
+        rows = wire.models or wire.name  # Claude on Bedrock has the anthropic rows
+        if info is not None and info.provider == rows:
             return Counted(info.ratio, f"model {info.model} (row {info.pattern})", info.model, ratio_for=info.model)
         if info is None and bundle.budget.ratio is not None:
             role_model = self.models.resolve(bundle.model) if bundle.model else None
-            if role_model is None or role_model.provider == wire.name:
+            if role_model is None or role_model.provider == rows:
                 origin = bundle.budget.origins.get("ratio", f"model {bundle.model}")
                 return Counted(bundle.budget.ratio, origin, bundle.model, ratio_for=bundle.model)
-        ratio = self.models.max_ratio(wire.name)
+        ratio = self.models.max_ratio(rows)
         named = info.model if info is not None else bundle.model
         origin = f"provider {wire.name}: {named or 'no model'} is not one of its models, so the table's largest ratio"
         return Counted(ratio, origin, named, ratio_for=f"any {wire.name} model")

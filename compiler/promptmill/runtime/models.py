@@ -9,13 +9,20 @@ whether it takes native structured output, and names its source. A project
 adds or overrides rows (`models:` in promptmill.yaml; compile validates them
 against the project schema); `ModelTable.with_rows` lays them over the
 shipped table, a row with the same pattern replacing the shipped one.
+
+Claude on Amazon Bedrock has ids of its own (`anthropic.claude-sonnet-4-5-20250929-v1:0`,
+`us.anthropic.claude-opus-4-1-20250805-v1:0` through a cross-region inference
+profile): `bedrock_claude` reads the Claude id inside one, so it finds the Claude row
+(its `wire` is `bedrock`, where a render for it fits by default). Other Bedrock models
+(`amazon.nova-*`, `meta.llama*`) have no row: they are PM502 unless a project adds one.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -23,6 +30,22 @@ from typing import Any
 from ..core.errors import TokenizerError
 
 PROVIDERS = ("openai", "anthropic", "gemini")
+
+# a Bedrock model id of Claude: an optional inference-profile region (`us.`, `eu.`, `apac.`, `us-gov.`,
+# `global.`...), `anthropic.`, the Claude id, a version suffix (`-v1:0`, `-v2`); AWS lists them on
+# https://docs.aws.amazon.com/bedrock/latest/userguide/models-supported.html and .../inference-profiles-support.html
+_BEDROCK_CLAUDE = re.compile(r"(?:[a-z]{2,6}(?:-[a-z]{2,4})?\.)?anthropic\.(claude[^:]*?)(?:-v\d+(?::\d+)?)?")
+# any Bedrock-style id `vendor.model` (an optional region first): said in the PM502 hint
+_BEDROCK_ID = re.compile(
+    r"(?:[a-z]{2,6}(?:-[a-z]{2,4})?\.)?(amazon|meta|mistral|cohere|ai21|deepseek|openai|qwen|writer|twelvelabs|stability)\.\S+"
+)
+
+
+def bedrock_claude(model: str) -> str | None:
+    """The Claude model id inside a Bedrock model id (`us.anthropic.claude-opus-4-1-20250805-v1:0` ->
+    `claude-opus-4-1-20250805`), or None when `model` is not a Bedrock id of Claude."""
+    match = _BEDROCK_CLAUDE.fullmatch(model)
+    return match.group(1) if match else None
 
 
 @dataclass(frozen=True)
@@ -42,6 +65,7 @@ class ModelInfo:
     structured_output: bool = False
     source: str = ""
     origin: str = "promptmill"  # "promptmill" (shipped) or where the project row is
+    wire: str = ""  # the wire a render for this id fits for unless one is given ("" : `provider`'s)
 
 
 def _prefix(pattern: str) -> str:
@@ -86,9 +110,14 @@ class ModelTable:
         return max((self._info(p, _prefix(p)).ratio for p, row in self._rows.items() if row.get("provider") == provider), default=1.0)
 
     def resolve(self, model: str) -> ModelInfo | None:
-        """The row for `model` (the most specific matching pattern), or None."""
+        """The row for `model` (the most specific matching pattern), or None. A Bedrock id of Claude
+        that no row matches as it is gets the row of the Claude id inside it (`bedrock_claude`)."""
         best = max((p for p in self._rows if _matches(p, model)), key=_specificity, default=None)
-        return None if best is None else self._info(best, model)
+        if best is None:
+            claude = bedrock_claude(model)
+            inner = None if claude is None else self.resolve(claude)
+            return None if inner is None else replace(inner, model=model, wire="bedrock")
+        return self._info(best, model)
 
     def lookup(self, model: str) -> ModelInfo:
         """`resolve`, or TokenizerError PM502 naming the nearest patterns."""
@@ -103,6 +132,8 @@ class ModelTable:
 
         close = nearest(model, [_prefix(p) for p in self._rows], n=2, cutoff=ID_CUTOFF)
         add = "add a row under `models:` in promptmill.yaml (see `promptmill models`)"
+        if _BEDROCK_ID.fullmatch(model):
+            return f"on Bedrock promptmill knows Claude (`anthropic.claude-*`) only; {add}"
         return f"{did_you_mean(p + '*' for p in close)} or {add}" if close else add
 
     def _info(self, pattern: str, model: str) -> ModelInfo:

@@ -101,6 +101,7 @@ class Message:
 # wire -> the `gen_ai.provider.name` OpenTelemetry's GenAI semantic conventions give its provider
 _OTEL_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
 _OTEL_PROVIDERS["openai-responses"] = "openai"
+_OTEL_PROVIDERS.update({"bedrock": "aws.bedrock", "anthropic-bedrock": "aws.bedrock"})
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,16 @@ class PromptRequest:
         """the Gemini `generateContent` body, with the reply limit (`max_output_tokens`, the budget's
         reserve; overridable). The model goes in the URL, or to `wires.gemini.genai_kwargs`."""
         return self._render_as("gemini", None, max_tokens)
+
+    def to_bedrock(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        """keyword arguments of boto3 `bedrock-runtime` `converse`: `modelId` (the role's `model`, when
+        it declares one), `inferenceConfig.maxTokens` (the budget's reserve); both overridable."""
+        return self._render_as("bedrock", model, max_tokens)
+
+    def to_anthropic_bedrock(self, *, max_tokens: int | None = None) -> dict:
+        """the InvokeModel body of Claude on Bedrock: the Anthropic Messages body with
+        `anthropic_version: bedrock-2023-05-31` and no `model` (Bedrock names it in the URL)."""
+        return self._render_as("anthropic-bedrock", None, max_tokens)
 
     def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
         """Data of a model reply checked against the role's output contract (see promptmill.runtime.reply).

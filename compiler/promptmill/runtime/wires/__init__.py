@@ -24,6 +24,8 @@ WIRES: dict[str, str] = {
     "anthropic": "anthropic:WIRE",
     "gemini": "gemini:WIRE",
     "openai-responses": "openai_responses:WIRE",
+    "bedrock": "bedrock:WIRE",
+    "anthropic-bedrock": "anthropic_bedrock:WIRE",
 }
 WIRE_NAMES = tuple(WIRES)
 

@@ -46,6 +46,7 @@ class Wire:
     contract_as_tool: bool = False  # a native contract is sent as a forced call of its return tool
     schema_form: str | None = None  # the form of a native contract's schema this wire sends (schemaforms.py)
     batch_limits: BatchLimits | None = None  # None: the wire has no batch file format
+    models: str = ""  # the model-table provider whose rows (ratios) this wire's models have ("": the wire's name)
     metadata_field: str | None = None  # the request field that takes string tags (OpenAI `metadata`): batch lines trace their prompt
 
     def __repr__(self) -> str:
@@ -135,6 +136,13 @@ class Wire:
         """The model and reply limit a payload carries: the role's (`model:`, `budget.reserve`) unless given."""
         limit = req.reserve if max_tokens is None else max_tokens
         return model or req.model, (limit if limit and limit > 0 else None)
+
+    def batch_body(self, req: PromptRequest, model: str | None) -> dict:
+        """The payload one batch line of this wire holds for `req` (default: `req.to_payload()`)."""
+        return req.to_payload()
+
+    def batch_check(self, model: str | None) -> None:
+        """Raise a PromptmillError when this wire writes no batch lines for `model` (checked before any row)."""
 
     def batch_line(self, custom_id: str, payload: dict, model: str | None, max_tokens: int | None) -> dict:
         """The line of a batch input file for one request (`payload` is `render()`'s)."""
