@@ -19,6 +19,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
 # promptmill internals this module uses (kept together for the package move)
@@ -64,7 +65,7 @@ class RowResult(NamedTuple):
         return self._replace(ok=False, code=code, message=message, line=None)
 
     def report(self) -> dict:
-        """The row's line in report.jsonl."""
+        """The row's line in report.jsonl, as data (`report_line` is its bytes)."""
         out: dict[str, Any] = {"id": self.id, "row": self.index}
         if self.where:
             out["where"] = self.where
@@ -78,6 +79,57 @@ class RowResult(NamedTuple):
             trimmed=list(self.trimmed),
         )
         return out
+
+    def report_line(self) -> bytes:
+        """The row's line in report.jsonl: `formats.dumps(self.report())`'s bytes, built as text in one go
+        (no dict, no encoder made per row). Fields of another type than a row result holds go the dict's way;
+        text that UTF-8 cannot hold (a lone surrogate in an id) is written as a JSON escape."""
+        try:
+            text = (
+                f'{{"id":{_text(self.id)},"row":{_int(self.index)},'
+                + (f'"where":{_text(self.where)},' if self.where else "")
+                + f'"ok":{_bool(self.ok)},"code":{_text(self.code)},"message":{_text(self.message)},'
+                f'"tokens":{_int(self.tokens)},"budget":{_int(self.budget)},'
+                f'"dropped":{_texts(self.dropped)},"trimmed":{_texts(self.trimmed)}}}\n'
+            )
+            return text.encode("utf-8")
+        except (TypeError, UnicodeEncodeError):
+            data = self.report()
+            try:
+                return formats.dumps(data)
+            except UnicodeEncodeError:
+                return (json.dumps(data, separators=(",", ":")) + "\n").encode("ascii")
+
+
+# JSON of the values a RowResult holds, as `json.dumps(..., ensure_ascii=False)` writes them; TypeError for any other value
+def _text(value: str | None) -> str:
+    if value is None:
+        return "null"
+    if type(value) is not str:
+        raise TypeError(value)
+    return encode_basestring(value)
+
+
+def _int(value: int | None) -> str:
+    if value is None:
+        return "null"
+    if type(value) is not int:
+        raise TypeError(value)
+    return str(value)
+
+
+def _bool(value: bool) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    raise TypeError(value)
+
+
+def _texts(values: tuple[str, ...]) -> str:
+    if type(values) is not tuple:
+        raise TypeError(values)
+    return "[" + ",".join([_text(v) for v in values]) + "]"
 
 
 class BatchRenderer:
@@ -182,7 +234,8 @@ class BatchRenderer:
         try:
             if isinstance(row, Unreadable):
                 raise RowError(row.message, code=row.code)
-            if isinstance(row, bytes | str):
+            parsed = isinstance(row, bytes | str)
+            if parsed:
                 try:
                     row = json.loads(row)
                 except ValueError as exc:
@@ -195,7 +248,12 @@ class BatchRenderer:
                 if self.id_column is not None and isinstance(row.get(self.id_column), str | int):
                     custom_id = str(row[self.id_column])[:200]
                 raise
-            req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider, model=self.render_model)
+            if parsed and self.state_column is None and self.id_column is not None:
+                row.pop(self.id_column, None)  # a dict of our own: the state is the row without its id, not a copy of it
+                state = row
+            else:
+                state = self.state_of(row)
+            req = self.runtime.render(self.role, state, budget=self.budget, provider=self.provider, model=self.render_model)
             payload = req.to_payload()
             field = req.wire.metadata_field
             if field is not None:  # which prompt made this line, for tracing a batch result back to it
