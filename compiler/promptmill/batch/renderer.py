@@ -229,6 +229,11 @@ class BatchRenderer:
 
     def render_row(self, index: int, row: Any, where: str | None = None) -> RowResult:
         """Render one row (a mapping, or one JSONL line as bytes or text)."""
+        return self._render_row(index, row, where)[0]
+
+    def _render_row(self, index: int, row: Any, where: str | None) -> tuple[RowResult, dict | None]:
+        """The row's result and its batch line as data (None when it failed), which `records` serialises
+        its payload column from instead of parsing the line back."""
         start = time.perf_counter()
         custom_id = ids.generated(index) if self.id_column is None and index >= 0 else None
         try:
@@ -248,9 +253,9 @@ class BatchRenderer:
                 if self.id_column is not None and isinstance(row.get(self.id_column), str | int):
                     custom_id = str(row[self.id_column])[:200]
                 raise
-            if parsed and self.state_column is None and self.id_column is not None:
+            if parsed and self.state_column is None and self.id_column is not None and isinstance(row, dict):
                 row.pop(self.id_column, None)  # a dict of our own: the state is the row without its id, not a copy of it
-                state = row
+                state: Mapping[str, Any] = row
             else:
                 state = self.state_of(row)
             req = self.runtime.render(self.role, state, budget=self.budget, provider=self.provider, model=self.render_model)
@@ -258,9 +263,11 @@ class BatchRenderer:
             field = req.wire.metadata_field
             if field is not None:  # which prompt made this line, for tracing a batch result back to it
                 payload = {**payload, field: {"promptmill_role": req.role, "promptmill_source_hash": req.source_hash}}
-            line = formats.dumps(formats.line(self.provider, custom_id, payload, self.model, self.max_tokens))
+            data = formats.line(self.provider, custom_id, payload, self.model, self.max_tokens)
+            line = formats.dumps(data)
         except PromptmillError as exc:
-            return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)
+            failed = RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)
+            return failed, None
         except RecursionError:
             return RowResult(
                 index,
@@ -275,12 +282,12 @@ class BatchRenderer:
                 None,
                 time.perf_counter() - start,
                 where,
-            )
+            ), None
         dropped = tuple(s.id for s in req.sections if s.status == "dropped")
         trimmed = tuple(s.id for s in req.sections if s.status in ("trimmed", "truncated"))
         return RowResult(
             index, custom_id, True, None, None, req.tokens, req.budget, dropped, trimmed, line, time.perf_counter() - start, where
-        )
+        ), data
 
     def render_chunk(self, chunk: Iterable[tuple[int, Any, str | None]]) -> list[RowResult]:
         return [self.render_row(index, row, where) for index, row, where in chunk]
@@ -295,11 +302,10 @@ class BatchRenderer:
                 hint="add an id column to the dataset and pass id_column=",
             )
         for row in rows:
-            r = self.render_row(-1, row)
+            r, data = self._render_row(-1, row, None)
             payload = None
-            if r.ok:
-                body = json.loads(r.unwrap())
-                payload = json.dumps(formats.payload_of(self.provider, body), ensure_ascii=False, separators=(",", ":"))
+            if r.ok and data is not None:  # the payload from the line's data: the line is not parsed back
+                payload = json.dumps(formats.payload_of(self.provider, data), ensure_ascii=False, separators=(",", ":"))
             yield {
                 "custom_id": r.id,
                 "ok": r.ok,
