@@ -283,10 +283,26 @@ class BatchRenderer:
                 time.perf_counter() - start,
                 where,
             ), None
-        dropped = tuple(s.id for s in req.sections if s.status == "dropped")
-        trimmed = tuple(s.id for s in req.sections if s.status in ("trimmed", "truncated"))
+        dropped: list[str] = []
+        trimmed: list[str] = []
+        for section in req.sections:  # one pass for both
+            if section.status == "dropped":
+                dropped.append(section.id)
+            elif section.status in ("trimmed", "truncated"):
+                trimmed.append(section.id)
         return RowResult(
-            index, custom_id, True, None, None, req.tokens, req.budget, dropped, trimmed, line, time.perf_counter() - start, where
+            index,
+            custom_id,
+            True,
+            None,
+            None,
+            req.tokens,
+            req.budget,
+            tuple(dropped),
+            tuple(trimmed),
+            line,
+            time.perf_counter() - start,
+            where,
         ), data
 
     def render_chunk(self, chunk: Iterable[tuple[int, Any, str | None]]) -> list[RowResult]:
