@@ -9,7 +9,8 @@ Rows are the shipped `directive-triage` role's example state, varied per row
 
 1. rows/s of a plain loop over `rt.render(...).to_openai()` and of `run_batch`
    (`promptmill batch`) at 1 worker, alternating for `--repeat` rounds in the
-   same process, with each round's ratio and their median; then 2 workers;
+   same process, with each round's ratio and their median; then 2 workers; then
+   the CPU the batch machinery alone costs per row (renders answered from a table);
 2. peak RSS of `promptmill batch` (a child process) over a small and a large
    streamed input: flat means the large run peaks where the small one does;
 3. Ray Data and Spark (local, 2 CPUs) against the local pool on the same rows:
@@ -87,6 +88,29 @@ def throughput(build: Path, folder: Path, n: int, repeat: int) -> None:
     print(f"  promptmill batch --workers 2                {two:7,.0f} rows/s  ({two / loop:.2f}x the last loop, wall clock)")
     same = all((folder / "out1" / p.name).read_bytes() == p.read_bytes() for p in (folder / "out2").glob("requests-*"))
     print(f"  request files identical at 1 and 2 workers: {same}")
+    machinery(build, folder, n)
+
+
+def machinery(build: Path, folder: Path, n: int) -> None:
+    """CPU per row of `run_batch --workers 1` with `Runtime.render` answering from requests rendered beforehand:
+    what the batch adds to rendering (read, parse, check, serialise, write, hash, report, summary), best of 5."""
+    from promptmill.runtime.engine import Runtime
+
+    src = write_rows(folder / "machinery.jsonl", n)
+    rt = promptmill.load(build)
+    ready = {s["test_id"]: rt.render(ROLE, s, provider="openai") for s in (state(i) for i in range(n))}
+    render = Runtime.render
+    Runtime.render = lambda self, role, s, **options: ready[s["test_id"]]  # type: ignore[method-assign]
+    try:
+        best = min(batch_rate(build, src, folder / "machinery-out", n, 1)[1] for _ in range(5))
+    finally:
+        Runtime.render = render  # type: ignore[method-assign]
+    start = time.process_time()
+    for req in ready.values():
+        req.to_openai()
+    loop = (time.process_time() - start) / n
+    alone = f"{1e6 / best:5.1f} us CPU per row, the loop's to_openai() {loop * 1e6:4.1f} us"
+    print(f"  batch machinery alone (renders answered from a table): {alone}")
 
 
 def peak_rss(build: Path, folder: Path, n: int) -> tuple[float, float]:
