@@ -8,7 +8,9 @@ Rows are the shipped `directive-triage` role's example state, varied per row
 (tests/batch_support.py), rendered for OpenAI. Prints:
 
 1. rows/s of a plain loop over `rt.render(...).to_openai()` and of `run_batch`
-   (`promptmill batch`) at 1 and 2 workers, with ratios to the loop;
+   (`promptmill batch`) at 1 worker, alternating for `--repeat` rounds in the
+   same process, with each round's ratio and their median; then 2 workers; then
+   the CPU the batch machinery alone costs per row (renders answered from a table);
 2. peak RSS of `promptmill batch` (a child process) over a small and a large
    streamed input: flat means the large run peaks where the small one does;
 3. Ray Data and Spark (local, 2 CPUs) against the local pool on the same rows:
@@ -20,6 +22,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,24 +46,71 @@ def write_rows(path: Path, n: int, *, state_column: bool = False) -> Path:
     return path
 
 
-def throughput(build: Path, folder: Path, n: int) -> None:
-    src = write_rows(folder / "rows.jsonl", n)
+def loop_rate(build: Path, states: list[dict]) -> tuple[float, float]:
+    """(rows per wall second, rows per CPU second) of a plain loop over `rt.render(...).to_openai()`,
+    on a freshly loaded runtime (warmed by one render)."""
     rt = promptmill.load(build)
-    states = [state(i) for i in range(n)]
     rt.render(ROLE, states[0], provider="openai")  # warm: prepared role, tokenizer
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for s in states:
         rt.render(ROLE, s, provider="openai").to_openai()
-    loop = n / (time.perf_counter() - start)
-    print(f"throughput over {n:,} rows ({ROLE}, openai)")
-    print(f"  plain loop over rt.render(...).to_openai()  {loop:9,.0f} rows/s")
-    for workers in (1, 2):
-        start = time.perf_counter()
-        run_batch(ROLE, src, folder / f"out{workers}", build=build, provider="openai", id_column="id", workers=workers)
-        rate = n / (time.perf_counter() - start)
-        print(f"  promptmill batch --workers {workers}              {rate:9,.0f} rows/s  ({rate / loop:.2f}x the loop)")
+    return len(states) / (time.perf_counter() - start), len(states) / (time.process_time() - cpu)
+
+
+def batch_rate(build: Path, src: Path, out: Path, n: int, workers: int) -> tuple[float, float]:
+    """(rows per wall second, rows per CPU second of this process) of `run_batch` (`promptmill batch`),
+    loading its own runtime as the command does."""
+    shutil.rmtree(out, ignore_errors=True)
+    start, cpu = time.perf_counter(), time.process_time()
+    run_batch(ROLE, src, out, build=build, provider="openai", id_column="id", workers=workers)
+    return n / (time.perf_counter() - start), n / (time.process_time() - cpu)
+
+
+def throughput(build: Path, folder: Path, n: int, repeat: int) -> None:
+    """The loop and `--workers 1` alternate `repeat` times (each on a fresh runtime, so neither reuses the
+    other's caches and both see the same machine load): each round's rates and ratio, then the median ratios.
+    CPU seconds (this process's) are what the work costs; wall seconds also count waiting for a shared CPU."""
+    src = write_rows(folder / "rows.jsonl", n)
+    states = [state(i) for i in range(n)]
+    print(f"throughput over {n:,} rows ({ROLE}, openai), {repeat} alternating rounds, rows/s by wall clock [by CPU time]")
+    wall, cpu = [], []
+    for i in range(repeat):
+        loop, loop_cpu = loop_rate(build, states)
+        one, one_cpu = batch_rate(build, src, folder / "out1", n, 1)
+        wall.append(one / loop)
+        cpu.append(one_cpu / loop_cpu)
+        print(f"  round {i + 1}, load average {os.getloadavg()[0]:.1f}")
+        print(f"    plain loop over rt.render(...).to_openai()  {loop:7,.0f} [{loop_cpu:7,.0f}] rows/s")
+        ratio = f"({wall[-1]:.2f}x [{cpu[-1]:.2f}x] the loop)"
+        print(f"    promptmill batch --workers 1                {one:7,.0f} [{one_cpu:7,.0f}] rows/s  {ratio}")
+    print(f"  median ratio of --workers 1 to the loop: {statistics.median(wall):.2f}x [{statistics.median(cpu):.2f}x]")
+    two, _ = batch_rate(build, src, folder / "out2", n, 2)
+    print(f"  promptmill batch --workers 2                {two:7,.0f} rows/s  ({two / loop:.2f}x the last loop, wall clock)")
     same = all((folder / "out1" / p.name).read_bytes() == p.read_bytes() for p in (folder / "out2").glob("requests-*"))
     print(f"  request files identical at 1 and 2 workers: {same}")
+    machinery(build, folder, n)
+
+
+def machinery(build: Path, folder: Path, n: int) -> None:
+    """CPU per row of `run_batch --workers 1` with `Runtime.render` answering from requests rendered beforehand:
+    what the batch adds to rendering (read, parse, check, serialise, write, hash, report, summary), best of 5."""
+    from promptmill.runtime.engine import Runtime
+
+    src = write_rows(folder / "machinery.jsonl", n)
+    rt = promptmill.load(build)
+    ready = {s["test_id"]: rt.render(ROLE, s, provider="openai") for s in (state(i) for i in range(n))}
+    render = Runtime.render
+    Runtime.render = lambda self, role, s, **options: ready[s["test_id"]]  # type: ignore[method-assign]
+    try:
+        best = min(batch_rate(build, src, folder / "machinery-out", n, 1)[1] for _ in range(5))
+    finally:
+        Runtime.render = render  # type: ignore[method-assign]
+    start = time.process_time()
+    for req in ready.values():
+        req.to_openai()
+    loop = (time.process_time() - start) / n
+    alone = f"{1e6 / best:5.1f} us CPU per row, the loop's to_openai() {loop * 1e6:4.1f} us"
+    print(f"  batch machinery alone (renders answered from a table): {alone}")
 
 
 def peak_rss(build: Path, folder: Path, n: int) -> tuple[float, float]:
@@ -144,7 +195,10 @@ def engines(build: Path, folder: Path, n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5_000, help="rows for the throughput runs")
-    parser.add_argument("--memory-rows", type=int, default=50_000, help="rows of the large memory run (the small one is a tenth)")
+    parser.add_argument("--repeat", type=int, default=3, help="alternating rounds of the loop and --workers 1")
+    parser.add_argument(
+        "--memory-rows", type=int, default=50_000, help="rows of the large memory run (the small one is a tenth); 0 skips it"
+    )
     parser.add_argument("--engine-rows", type=int, default=4_000, help="rows for the Ray and Spark runs")
     parser.add_argument("--no-engines", action="store_true", help="skip Ray and Spark")
     args = parser.parse_args()
@@ -152,8 +206,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         build = compile_build(folder)
-        throughput(build, folder, args.rows)
-        memory(build, folder, args.memory_rows)
+        throughput(build, folder, args.rows, args.repeat)
+        if args.memory_rows:
+            memory(build, folder, args.memory_rows)
         if not args.no_engines:
             engines(build, folder, args.engine_rows)
 

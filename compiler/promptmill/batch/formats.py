@@ -33,6 +33,9 @@ def payload_of(wire: str, line: dict) -> dict:
     return get_wire(wire).batch_payload(line)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # made once: json.dumps with options makes one per call
+
+
 def dumps(data: dict) -> bytes:
     """One JSONL line (with its newline), the same bytes for the same data."""
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return (_ENCODER.encode(data) + "\n").encode("utf-8")

@@ -19,6 +19,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
 # promptmill internals this module uses (kept together for the package move)
@@ -65,7 +66,7 @@ class RowResult(NamedTuple):
         return self._replace(ok=False, code=code, message=message, line=None)
 
     def report(self) -> dict:
-        """The row's line in report.jsonl."""
+        """The row's line in report.jsonl, as data (`report_line` is its bytes)."""
         out: dict[str, Any] = {"id": self.id, "row": self.index}
         if self.where:
             out["where"] = self.where
@@ -79,6 +80,57 @@ class RowResult(NamedTuple):
             trimmed=list(self.trimmed),
         )
         return out
+
+    def report_line(self) -> bytes:
+        """The row's line in report.jsonl: `formats.dumps(self.report())`'s bytes, built as text in one go
+        (no dict, no encoder made per row). Fields of another type than a row result holds go the dict's way;
+        text that UTF-8 cannot hold (a lone surrogate in an id) is written as a JSON escape."""
+        try:
+            text = (
+                f'{{"id":{_text(self.id)},"row":{_int(self.index)},'
+                + (f'"where":{_text(self.where)},' if self.where else "")
+                + f'"ok":{_bool(self.ok)},"code":{_text(self.code)},"message":{_text(self.message)},'
+                f'"tokens":{_int(self.tokens)},"budget":{_int(self.budget)},'
+                f'"dropped":{_texts(self.dropped)},"trimmed":{_texts(self.trimmed)}}}\n'
+            )
+            return text.encode("utf-8")
+        except (TypeError, UnicodeEncodeError):
+            data = self.report()
+            try:
+                return formats.dumps(data)
+            except UnicodeEncodeError:
+                return (json.dumps(data, separators=(",", ":")) + "\n").encode("ascii")
+
+
+# JSON of the values a RowResult holds, as `json.dumps(..., ensure_ascii=False)` writes them; TypeError for any other value
+def _text(value: str | None) -> str:
+    if value is None:
+        return "null"
+    if type(value) is not str:
+        raise TypeError(value)
+    return encode_basestring(value)
+
+
+def _int(value: int | None) -> str:
+    if value is None:
+        return "null"
+    if type(value) is not int:
+        raise TypeError(value)
+    return str(value)
+
+
+def _bool(value: bool) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    raise TypeError(value)
+
+
+def _texts(values: tuple[str, ...]) -> str:
+    if type(values) is not tuple:
+        raise TypeError(values)
+    return "[" + ",".join([_text(v) for v in values]) + "]"
 
 
 class BatchRenderer:
@@ -179,12 +231,18 @@ class BatchRenderer:
 
     def render_row(self, index: int, row: Any, where: str | None = None) -> RowResult:
         """Render one row (a mapping, or one JSONL line as bytes or text)."""
+        return self._render_row(index, row, where)[0]
+
+    def _render_row(self, index: int, row: Any, where: str | None) -> tuple[RowResult, dict | None]:
+        """The row's result and its batch line as data (None when it failed), which `records` serialises
+        its payload column from instead of parsing the line back."""
         start = time.perf_counter()
         custom_id = ids.generated(index) if self.id_column is None and index >= 0 else None
         try:
             if isinstance(row, Unreadable):
                 raise RowError(row.message, code=row.code)
-            if isinstance(row, bytes | str):
+            parsed = isinstance(row, bytes | str)
+            if parsed:
                 try:
                     row = json.loads(row)
                 except ValueError as exc:
@@ -197,14 +255,21 @@ class BatchRenderer:
                 if self.id_column is not None and isinstance(row.get(self.id_column), str | int):
                     custom_id = str(row[self.id_column])[:200]
                 raise
-            req = self.runtime.render(self.role, self.state_of(row), budget=self.budget, provider=self.provider, model=self.render_model)
+            if parsed and self.state_column is None and self.id_column is not None and isinstance(row, dict):
+                row.pop(self.id_column, None)  # a dict of our own: the state is the row without its id, not a copy of it
+                state: Mapping[str, Any] = row
+            else:
+                state = self.state_of(row)
+            req = self.runtime.render(self.role, state, budget=self.budget, provider=self.provider, model=self.render_model)
             payload = req.wire.batch_body(req, self.model)
             field = req.wire.metadata_field
             if field is not None:  # which prompt made this line, for tracing a batch result back to it
                 payload = {**payload, field: {"promptmill_role": req.role, "promptmill_source_hash": req.source_hash}}
-            line = formats.dumps(formats.line(self.provider, custom_id, payload, self.model, self.max_tokens))
+            data = formats.line(self.provider, custom_id, payload, self.model, self.max_tokens)
+            line = formats.dumps(data)
         except PromptmillError as exc:
-            return RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)
+            failed = RowResult(index, custom_id, False, exc.code, exc.message, None, None, (), (), None, time.perf_counter() - start, where)
+            return failed, None
         except RecursionError:
             return RowResult(
                 index,
@@ -219,12 +284,28 @@ class BatchRenderer:
                 None,
                 time.perf_counter() - start,
                 where,
-            )
-        dropped = tuple(s.id for s in req.sections if s.status == "dropped")
-        trimmed = tuple(s.id for s in req.sections if s.status in ("trimmed", "truncated"))
+            ), None
+        dropped: list[str] = []
+        trimmed: list[str] = []
+        for section in req.sections:  # one pass for both
+            if section.status == "dropped":
+                dropped.append(section.id)
+            elif section.status in ("trimmed", "truncated"):
+                trimmed.append(section.id)
         return RowResult(
-            index, custom_id, True, None, None, req.tokens, req.budget, dropped, trimmed, line, time.perf_counter() - start, where
-        )
+            index,
+            custom_id,
+            True,
+            None,
+            None,
+            req.tokens,
+            req.budget,
+            tuple(dropped),
+            tuple(trimmed),
+            line,
+            time.perf_counter() - start,
+            where,
+        ), data
 
     def render_chunk(self, chunk: Iterable[tuple[int, Any, str | None]]) -> list[RowResult]:
         return [self.render_row(index, row, where) for index, row, where in chunk]
@@ -239,11 +320,10 @@ class BatchRenderer:
                 hint="add an id column to the dataset and pass id_column=",
             )
         for row in rows:
-            r = self.render_row(-1, row)
+            r, data = self._render_row(-1, row, None)
             payload = None
-            if r.ok:
-                body = json.loads(r.unwrap())
-                payload = json.dumps(formats.payload_of(self.provider, body), ensure_ascii=False, separators=(",", ":"))
+            if r.ok and data is not None:  # the payload from the line's data: the line is not parsed back
+                payload = json.dumps(formats.payload_of(self.provider, data), ensure_ascii=False, separators=(",", ":"))
             yield {
                 "custom_id": r.id,
                 "ok": r.ok,

@@ -27,7 +27,6 @@ from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
 from ..core.errors import ConfigError, PromptmillError
-from . import formats
 from .outdir import OutputFolder
 from .renderer import BatchRenderer, render_items
 from .rows import read_rows
@@ -88,13 +87,14 @@ def run_batch(
         tally = Tally()
         try:
             for r in render_items(renderer, items, workers=workers, chunk=chunk):
+                # the request line's bytes, made once by the renderer, are measured, hashed and written as they are
                 line = r.line if r.ok else None
                 if line is not None and not shards.fits(line):
                     r = r.failed("PM870", f"the request is {len(line)} bytes, more than a batch file may hold ({shards.max_bytes} bytes)")
                     line = None
                 if line is not None:
                     shards.write(line)
-                report.write(report_line(r.report()))
+                report.write(r.report_line())
                 tally.add(r)
                 if progress is not None and tally.rows % 256 == 0:
                     progress(tally.rows)
@@ -138,16 +138,8 @@ def run_batch(
     return summary
 
 
-def report_line(data: dict) -> bytes:
-    """One report.jsonl line; text that UTF-8 cannot hold (a lone surrogate in an id) is written as a JSON escape."""
-    try:
-        return formats.dumps(data)
-    except UnicodeEncodeError:
-        return (json.dumps(data, separators=(",", ":")) + "\n").encode("ascii")
-
-
 def summary_bytes(summary: dict) -> bytes:
-    """summary.json's bytes; as in report_line, text UTF-8 cannot hold is written as a JSON escape."""
+    """summary.json's bytes; as in `RowResult.report_line`, text UTF-8 cannot hold is written as a JSON escape."""
     try:
         return (json.dumps(summary, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     except UnicodeEncodeError:

@@ -24,6 +24,7 @@ from pathlib import Path
 from ..core.errors import ConfigError, PromptmillError
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+BUFFER = 1 << 20  # bytes an AtomicFile gathers before it writes and hashes them in one go
 
 
 class WriteFailed(PromptmillError):
@@ -47,6 +48,8 @@ class AtomicFile:
     `staging` is a private folder to write the temporary file in (then named
     like the target); without it the temporary file is a hidden file with a
     random name beside the target. `size` and `sha256()` describe what was written.
+    Writes are gathered up to `BUFFER` bytes, then written and hashed as one block
+    (a write error surfaces there or at `close()`, PM876 either way).
     """
 
     def __init__(self, path: Path, staging: Path | None = None):
@@ -65,21 +68,33 @@ class AtomicFile:
         except OSError as exc:
             raise write_failed(self.path, exc, "create") from None
         self.file = os.fdopen(fd, "wb")
+        self._pending = bytearray()
 
     def write(self, data: bytes) -> None:
-        try:
-            self.file.write(data)
-        except OSError as exc:
-            raise write_failed(self.path, exc) from None
+        self._pending += data
         self.size += len(data)
-        self._hash.update(data)
+        if len(self._pending) >= BUFFER:
+            self._flush()
+
+    def _flush(self) -> None:
+        block = self._pending
+        if block:
+            self._pending = bytearray()
+            try:
+                self.file.write(block)
+            except OSError as exc:
+                raise write_failed(self.path, exc) from None
+            self._hash.update(block)
 
     def sha256(self) -> str:
+        if not self.file.closed:
+            self._flush()
         return self._hash.hexdigest()
 
     def close(self) -> None:
         if not self.file.closed:
             try:
+                self._flush()
                 self.file.flush()
                 os.fsync(self.file.fileno())
             except OSError as exc:
@@ -96,6 +111,7 @@ class AtomicFile:
             raise write_failed(self.path, exc, "publish") from None
 
     def discard(self) -> None:
+        self._pending = bytearray()
         with contextlib.suppress(OSError):
             self.file.close()  # a flush that fails on a full disk must not stop the cleanup
         with contextlib.suppress(OSError):
