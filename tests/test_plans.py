@@ -203,7 +203,8 @@ sections:
     title: "MEMORY:"
     each: memory
     as: m
-    template: "- [{{ m.type }}] ({{ '%.3f' % m.score }}) {{ m.summary }}{% if m.tags is defined %} tags: {{ m.tags | join(', ') }}{% endif %}"
+    template: >-
+      - [{{ m.type }}] ({{ '%.3f' % m.score }}) {{ m.summary }}{% if m.tags is defined %} tags: {{ m.tags | join(', ') }}{% endif %}
     order_by: score
 """
 
