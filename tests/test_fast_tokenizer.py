@@ -185,3 +185,13 @@ def test_nothing_is_downloaded_and_no_file_is_left(monkeypatch, tmp_path):
     enc = tokenizers._tiktoken_encoding("o200k_base")
     assert fast_encoder("o200k_base", enc) is not None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tokenizer_pickles_as_the_shared_one_of_its_name():
+    """quicktok's encoder does not pickle; a tokenizer travels by name (to batch workers, Ray)."""
+    import pickle
+
+    for name in NAMES:
+        tok = get_tokenizer(name)
+        assert tok.backend == "quicktok"
+        assert pickle.loads(pickle.dumps(tok)) is tok

@@ -92,6 +92,11 @@ class TiktokenTokenizer:
         self._encode = encoding.encode_ordinary if fast is None else fast.encode_ordinary
         self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Unpickled, it is the shared tokenizer of that name in the receiving process (which
+        decides its own backend): quicktok's encoder does not pickle, and the tables need not travel."""
+        return (get_tokenizer, (self.name,))
+
     def count(self, text: str) -> int:
         return self._count(text)
 
