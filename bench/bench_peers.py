@@ -187,6 +187,49 @@ def promptmill_adapters() -> dict[str, Callable[[dict, int], Output]]:
     return {"promptmill text": text, "promptmill openai": chat}
 
 
+def lever_adapters() -> dict[str, Callable[[dict, int], Output]]:
+    """With --levers, promptmill text twice more, each with one of issue 28's levers taken away,
+    timed in the same run as the rows they are compared with (their `vs pm` is the lever's effect):
+    `pm/tiktoken only` counts with tiktoken alone (PROMPTMILL_FAST_TOKENIZER=0: lever 3 off; the
+    same as promptmill text when promptmill[fast] is not installed) and `pm/no plans` renders
+    every template in the Jinja sandbox (its bundles' plans removed: what plans are worth)."""
+    import dataclasses
+
+    from promptmill.compiling.api import build_in_memory
+    from promptmill.runtime import tokenizers
+    from promptmill.runtime.engine import Runtime
+
+    slow, _ = build_in_memory(workload.project())
+    shared = dict(tokenizers._cache)  # a private tokenizer for this runtime only, then the shared ones back
+    os.environ[tokenizers.FAST_ENV], before = "0", os.environ.get(tokenizers.FAST_ENV)
+    try:
+        tokenizers._cache.clear()
+        slow.render("executor", workload.state(5, 2, seed=1, fresh="lever"), budget=8000)  # its counter keeps that tokenizer
+    finally:
+        tokenizers._cache.clear()
+        tokenizers._cache.update(shared)
+        if before is None:
+            del os.environ[tokenizers.FAST_ENV]
+        else:
+            os.environ[tokenizers.FAST_ENV] = before
+    rt, _ = build_in_memory(workload.project())
+    bare = Runtime(
+        {
+            n: dataclasses.replace(b, sections=tuple(dataclasses.replace(x, plan=None) for x in b.sections))
+            for n, b in ((n, rt.bundle(n)) for n in rt.roles)
+        }
+    )
+
+    def adapter(runtime: Any) -> Callable[[dict, int], Output]:
+        def text(st: dict, budget: int) -> Output:
+            req = runtime.render("executor", st, budget=budget)
+            return Output(req.text, None, req.tokens, req)
+
+        return text
+
+    return {"pm/tiktoken only": adapter(slow), "pm/no plans": adapter(bare)}
+
+
 # ---------------------------------------------------------------- prompt-poet
 
 POET_TEMPLATE = r"""
@@ -715,7 +758,7 @@ def summary(res: Results, sizes: list[Size]) -> None:
         worst: tuple[float, str] | None = None
         for (sz, budget, mode, name), med in res.med.items():
             pm = res.med.get((sz, budget, mode, "promptmill text"))
-            if sz != size.name or name.startswith("promptmill") or pm is None:
+            if sz != size.name or name.startswith(("promptmill", "pm/")) or pm is None:
                 continue
             if worst is None or pm / med > worst[0]:
                 worst = (pm / med, f"[{name}, budget {budget:,}, {mode}: {pm:.3f} vs {med:.3f} ms]")
@@ -747,7 +790,11 @@ def versions() -> None:
     from importlib.metadata import PackageNotFoundError, version
 
     found = []
-    for dist in ("promptmill", "tiktoken", *(d for _, _, _, d in PEERS[1:])):
+    from promptmill.runtime.tokenizers import get_tokenizer
+
+    backend = getattr(get_tokenizer("o200k_base"), "backend", "tiktoken")
+    print(f"promptmill counts o200k_base with {backend} (promptmill[fast] and PROMPTMILL_FAST_TOKENIZER decide)")
+    for dist in ("promptmill", "tiktoken", "quicktok-v1", *(d for _, _, _, d in PEERS[1:])):
         try:
             found.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:
@@ -760,6 +807,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--sizes", default="small,medium,large", help="comma-separated, of: " + ", ".join(SIZES))
+    ap.add_argument("--levers", action="store_true", help="also time promptmill without the fast tokenizer and without plans")
+    ap.add_argument("--only-promptmill", action="store_true", help="skip the peers (with --levers: the levers' effect alone)")
     args = ap.parse_args()
     names = [n.strip() for n in args.sizes.split(",") if n.strip()]
     unknown = [n for n in names if n not in SIZES]
@@ -769,11 +818,13 @@ def main() -> None:
 
     versions()
     adapters: dict[str, Callable[[dict, int], Output]] = {}
-    for name, make, how, _ in PEERS:
+    for name, make, how, _ in PEERS[:1] if args.only_promptmill else PEERS:
         try:
             adapters.update(make())
         except ImportError as e:
             print(f"{name}: not installed ({e.name}); install with: .peers-venv/bin/{how}")
+        if name == "promptmill" and args.levers:
+            adapters.update(lever_adapters())
     warm = workload.state(20, 5, seed=1, fresh="w")
     for fn in adapters.values():
         fn(warm, 8000)  # load tokenizers, compile templates

@@ -97,6 +97,11 @@ def test_a_wrong_type_in_a_section_is_pm801(key, value):
         ("plan", [["f", ["x"], "system"]]),
         ("plan", "abc"),
         ("plan", [["v", []]]),
+        ("plan", [["e", ["zz", 1]]]),
+        ("plan", [["e", ["pf", "%*d", []]]]),
+        ("plan", [["for", "x", ["p", ["xs"]], [["t", "a"]], "no"]]),
+        ("plan", [["if", [], []]]),
+        ("plan", [["e", ["fl", "join", ["p", ["x"]], [1]]]]),
     ],
 )
 def test_a_malformed_condition_or_plan_is_pm801(key, value):

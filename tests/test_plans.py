@@ -23,6 +23,28 @@ TEMPLATES = [
     "{{ e.type | upper }} {{ e.summary | trim }}",
     "{{ e.nested.deep }}",
     "literal only",
+    # wider plans (issue 28): formatting, filters with constant arguments, loops, conditions
+    "- [{{ e.type }}] ({{ '%.3f' % e.score }}) {{ e.summary }}",
+    "{{ '%s: %5.1f%%' % (e.name, e.score) }} {{ '%d' % e.score }}",
+    "{{ '%.2f' | format(e.score) }} {{ '{:>8.3f}|{}'.format(e.score, e.name) }} {{ '{0}-{0}'.format(e.type) }}",
+    "tags: {{ e.tags | join(', ') }}; {{ e.tags | length }}",
+    "{{ e.summary | default('none') }} {{ e.missing | default('x') }} {{ e.type | default('empty', true) }}",
+    "{{ e.score | round(3) }} {{ e.score | round }} {{ e.score | round(1, 'floor') }}",
+    "{{ e.name | title }} {{ e.name | capitalize }} {{ e.name ~ '/' ~ e.type }} {{ e.type | string }}",
+    "{% for t in e.tags %}{{ loop.index }}. {{ t }}{% if not loop.last %}, {% endif %}{% endfor %}",
+    "{% for t in e.tags %}\n- {{ t }} ({{ loop.index0 }}/{{ loop.length }}){% else %}no tags{% endfor %}",
+    "{% for s in e.steps %}\n{{ loop.index }}. {{ s.name }}: {{ s.description }}"
+    "{% if s.score is defined %} [{{ '%.1f' % s.score }}]{% endif %}{% endfor %}",
+    "{% if e.type == 'fact' %}F{% elif e.type %}{{ e.type }}{% else %}-{% endif %}",
+    "{% if e.summary is defined and e.summary %}{{ e.summary }}{% endif %}{% if e.type is none %}(none){% endif %}",
+    "{% if e.score > 0.5 or e.type == 'x' %}high{% endif %}",
+    "{% for t in e.tags %}{% for u in e.tags %}{{ loop.index }}{{ t }}{{ u }}{% endfor %}{{ loop.revindex }}{% endfor %}",
+    """{% if e.name is defined %}
+  name: {{ e.name }}
+{% endif %}
+{%- for t in e.tags %}
+    - {{ t }}
+{% endfor %}""",
 ]
 
 
@@ -31,36 +53,83 @@ def test_plans_exist_for_pure_substitutions():
         assert build_plan(source) is not None, source
 
 
+def test_the_benchmark_templates_plan():
+    """The templates bench/bench_peers.py renders (and the richer ones of issue 28) fill without Jinja."""
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    from promptmill.compiling.bundler import DEFAULT_TEMPLATES
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import workload
+
+    sections = yaml.safe_load(workload.ROLE)["sections"]
+    templates = [s["template"] for s in sections if "template" in s]
+    assert len(templates) == 3
+    for source in [*templates, DEFAULT_TEMPLATES["tools"], DEFAULT_TEMPLATES["history"]]:
+        assert build_plan(source) is not None, source
+    for source in (
+        "- [{{ m.type }}] ({{ '%.3f' % m.score }}) {{ m.summary }} tags: {{ m.tags | join(', ') }}",
+        "- {{ t.name }}: {{ t.description }}\n  parameters: {{ t.parameters | to_json }}",
+    ):
+        assert build_plan(source) is not None, source
+
+
 @pytest.mark.parametrize(
     "source",
     [
-        "{% if e.type %}x{% endif %}",
         "{{ e.items }}",  # a dict method: Jinja returns the method, not the key
         "{{ e.summary | truncate(10) }}",
         "{{ e.a + e.b }}",
         "{{ e._private }}",
         "{{ range }}",
+        "{{ '%*d' % (5, e.n) }}",  # a width from the arguments
+        "{{ '%(a)s' % e }}",  # a mapping key
+        "{{ '%99999d' % e.n }}",  # a width of more than 3 digits
+        "{{ '{0.x}'.format(e) }}",  # an attribute in a field
+        "{{ '{!r}'.format(e.n) }}",
+        "{{ e.tags | join(e.sep) }}",  # an argument that is not a constant
+        "{{ e.n | round(3, 'up') }}",
+        "{% for k, v in e.pairs %}{{ k }}{% endfor %}",
+        "{% for t in e.tags if t %}{{ t }}{% endfor %}",
+        "{% for t in e.tags %}{% else %}{{ loop.index }}{% endfor %}",
+        "{% for loop in e.tags %}{{ loop }}{% endfor %}",
+        "{% for t in e.tags %}{{ loop.cycle('a', 'b') }}{% endfor %}",
+        "{% set x = 1 %}{{ x }}",
+        "{% if e.tags is sequence %}x{% endif %}",
+        "{{ e.a if e.b else e.c }}",
     ],
 )
 def test_no_plan_where_jinja_semantics_differ(source):
     assert build_plan(source) is None
 
 
+SCALAR = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)
+KEYS = ["type", "summary", "name", "description", "parameters", "nested", "items", "score", "tags", "steps", "missing"]
 ENTRIES = st.dictionaries(
-    st.sampled_from(["type", "summary", "name", "description", "parameters", "nested", "items"]),
-    json_values,
-    max_size=6,
+    st.sampled_from(KEYS),
+    json_values
+    | st.lists(SCALAR, max_size=4)
+    | st.lists(st.dictionaries(st.sampled_from(["name", "description", "score"]), SCALAR), max_size=3),
+    max_size=8,
 )
 # entries every template's lookups find, with values a plan prints itself (no lists or mappings)
 PLAIN = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=20)
+NUMBER = st.integers(-(10**6), 10**6) | st.floats(-1e9, 1e9, allow_nan=False)
+TEXT = st.text(max_size=20)
 FULL_ENTRIES = st.fixed_dictionaries(
     {
-        "type": PLAIN,
+        "type": TEXT,
         "summary": PLAIN,
-        "name": PLAIN,
+        "name": TEXT,
         "description": PLAIN,
         "parameters": json_values,
         "nested": st.fixed_dictionaries({"deep": PLAIN}),
+        "score": NUMBER,
+        "tags": st.lists(st.none() | st.booleans() | st.integers(-(10**17), 10**17) | st.text(max_size=8), max_size=5),
+        "steps": st.lists(st.fixed_dictionaries({"name": TEXT, "description": PLAIN}, optional={"score": NUMBER}), max_size=4),
     }
 )
 
@@ -110,3 +179,60 @@ def test_an_integer_python_will_not_print_defers_to_jinja():
         runtime().render("companion-beat", beat)
     assert err.value.code == "PM820"
     assert run_plan(build_plan("{{ e.n }}"), {"e": {"n": 10**4000}}) == str(10**4000)
+
+
+ROLE = """\
+kind: role
+id: r
+budget: {max_tokens: 4000, reserve: 0}
+inputs:
+  type: object
+  properties:
+    memory:
+      type: array
+      items:
+        type: object
+        required: [type, summary, score]
+        properties:
+          type: {type: string}
+          summary: {type: string}
+          score: {type: number}
+          tags: {type: array, items: {type: string}}
+sections:
+  - id: memory
+    title: "MEMORY:"
+    each: memory
+    as: m
+    template: >-
+      - [{{ m.type }}] ({{ '%.3f' % m.score }}) {{ m.summary }}{% if m.tags is defined %} tags: {{ m.tags | join(', ') }}{% endif %}
+    order_by: score
+"""
+
+
+def test_a_wide_plan_survives_the_bundle_and_renders_as_the_sandbox_does(make_project):
+    """Compiled to disk and loaded back, the plan is kept and a render with it equals a render
+    of the same bundle with its plans taken away (every item through the sandbox)."""
+    import dataclasses
+
+    import promptmill
+    from promptmill.runtime.engine import Runtime
+
+    root = make_project({"prompts/r.yaml": ROLE})
+    promptmill.compile(root)
+    rt = promptmill.load(root / "build")
+    section = next(s for s in rt.bundle("r").sections if s.id == "memory")
+    assert section.plan is not None and section.plan == build_plan(section.template)
+    state = {
+        "memory": [
+            {"type": "fact", "summary": f"entry {i}", "score": i / 7, **({"tags": ["a", f"t{i}"]} if i % 2 else {})} for i in range(30)
+        ]
+    }
+    bare = Runtime(
+        {
+            name: dataclasses.replace(b, sections=tuple(dataclasses.replace(s, plan=None) for s in b.sections))
+            for name, b in ((n, rt.bundle(n)) for n in rt.roles)
+        }
+    )
+    assert bare.bundle("r").sections[0].plan is None
+    assert rt.render("r", state).text == bare.render("r", state).text
+    assert "(0.143) entry 1 tags: a, t1" in rt.render("r", state).text

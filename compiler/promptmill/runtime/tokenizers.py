@@ -4,6 +4,9 @@
 - `o200k_base` (default) and `cl100k_base`: tiktoken, built offline from the
   official encoding files shipped in `promptmill/data/`, whose SHA-256 is checked
   on load against the hash tiktoken itself expects;
+  with `promptmill[fast]` installed they count through quicktok (a faster exact
+  BPE) loaded from the same verified files, kept only while it agrees with
+  tiktoken on a fixed corpus checked at load (see `fast_encoder`);
 - `approx`: about four characters a token, for when nothing better exists; it is
   marked approximate (`exact = False`) and every report says so;
 - `hf:PATH`: a Hugging Face `tokenizer.json` through the optional `tokenizers`
@@ -20,12 +23,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+import os
+import shutil
+import struct
+import tempfile
 import threading
 import types
 import unicodedata
+import warnings
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import regex as _regex
 
@@ -76,13 +84,21 @@ class TiktokenTokenizer:
     exact = True
     has_hard_joins = True
 
-    def __init__(self, name: str, encoding: tiktoken.Encoding) -> None:
+    def __init__(self, name: str, encoding: tiktoken.Encoding, fast: Any = None) -> None:
         self.name = name
         self._enc = encoding
-        self._encode = encoding.encode_ordinary
+        # `fast` (see fast_encoder) gives tiktoken's ids for the same text, proven at load
+        self.backend = "tiktoken" if fast is None else "quicktok"
+        self._encode = encoding.encode_ordinary if fast is None else fast.encode_ordinary
+        self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Unpickled, it is the shared tokenizer of that name in the receiving process (which
+        decides its own backend): quicktok's encoder does not pickle, and the tables need not travel."""
+        return (get_tokenizer, (self.name,))
 
     def count(self, text: str) -> int:
-        return len(self._encode(text))
+        return self._count(text)
 
     def encode(self, text: str) -> list[int]:
         return self._encode(text)
@@ -250,8 +266,8 @@ def _load_ranks(name: str) -> dict[bytes, int]:
     return ranks
 
 
-def _tiktoken_encoding(name: str) -> tiktoken.Encoding:
-    """Build the encoding from tiktoken's own definition, fed our verified file."""
+def _tiktoken_encoding(name: str, ranks: dict[bytes, int] | None = None) -> tiktoken.Encoding:
+    """Build the encoding from tiktoken's own definition, fed our verified file (or `ranks` read from it)."""
     import tiktoken
     import tiktoken_ext.openai_public as public
 
@@ -265,13 +281,112 @@ def _tiktoken_encoding(name: str) -> tiktoken.Encoding:
                 f"installed tiktoken expects a different '{name}' file than promptmill ships",
                 code="PM850",
             )
-        return _load_ranks(name)
+        return ranks if ranks is not None else _load_ranks(name)
 
     # Run tiktoken's definition (pattern, special tokens) with our loader, without
     # touching tiktoken's module state.
     scope = dict(vars(public), load_tiktoken_bpe=load_verified)
     build = types.FunctionType(constructor.__code__, scope, constructor.__name__)
     return tiktoken.Encoding(**build())
+
+
+FAST_ENV = "PROMPTMILL_FAST_TOKENIZER"  # "0", "off", "false" or "no": count with tiktoken alone
+_QUICKTOK_FILES = {"cl100k_base": ("cl100k", "uniclass.bin"), "o200k_base": ("o200k", "uniclass_o200k.bin")}
+
+
+def fast_enabled() -> bool:
+    """False when the environment turns the fast backend off (`PROMPTMILL_FAST_TOKENIZER=0`)."""
+    return os.environ.get(FAST_ENV, "").strip().lower() not in ("0", "off", "false", "no")
+
+
+def self_check_corpus() -> list[str]:
+    """Texts a fast backend must encode exactly as tiktoken before it is used: runs of letters,
+    digits and whitespace, contractions, every script class the pre-tokenisers treat apart,
+    emoji sequences, special-token look-alikes, and text shaped like prompts."""
+    words = "Grüße aus Köln — 東京タワー 🙂 don't I'LL we've they'RE naïve café Ελληνικά русский עברית العربية हिन्दी 한국어"
+    corpus = [
+        "",
+        "hello world",
+        "a" * 3000,
+        "ab" * 1500 + "Z" * 700,
+        "1234567890" * 40,
+        "3.14159 1,000,000 0x1F 10e-5 ١٢٣ 一二三",
+        " " * 500 + "x" + "\n" * 300 + "\t\t \r\n" * 50 + "  \n  ",
+        "trailing spaces   ",
+        "\n\n\nleading newlines",
+        "<|endoftext|><|fim_prefix|><|fim_middle|><|fim_suffix|><|endofprompt|><|im_start|>",
+        "<|endoftext|>" * 20 + " <|endoftext |> < |endoftext|>",
+        "👨\u200d👩\u200d👧\u200d👦🏳\ufe0f\u200d🌈👍🏽🇩🇪🇯🇵 e\u0301\u0301 क्षत्रिय \ud7a3\u1100\u1161",
+        "\x00\x01\x7f\u00a0\u2028\u3000\ufeff\U0010ffff",
+        "def f(x):\n    return [i**2 for i in range(100)]  # 1+2+3==6\n",
+        '{"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}',
+        "- [fact] The user's repo uses pytest; CI runs on 3.11 and 3.12 (score 0.873).\n",
+        "!!!???...,,,;;;:::---___===+++***&&&%%%$$$###@@@",
+        words * 30,
+    ]
+    corpus += [
+        w + sep + v
+        for w in ("A", "ab", "é", "東", "1", "'", " ", "\n", "!")
+        for sep in ("", " ", "\n", "'")
+        for v in ("s", "LL", "9", "🙂", " x")
+    ]
+    return corpus
+
+
+def fast_encoder(name: str, encoding: tiktoken.Encoding, ranks: dict[bytes, int] | None = None) -> Any:
+    """quicktok's encoder for `name` built from promptmill's verified encoding file, or None.
+
+    None when the fast backend is turned off (FAST_ENV), when quicktok (the
+    `quicktok-v1` distribution, `pip install 'promptmill[fast]'`) is not installed
+    or cannot load, and, with a RuntimeWarning, when its ids differ from
+    tiktoken's on any text of `self_check_corpus()`. Nothing is downloaded: the
+    vocabulary is written from the hash-checked file to a private temporary
+    folder, loaded, and the folder removed."""
+    if name not in _QUICKTOK_FILES or not fast_enabled():
+        return None
+    try:
+        import quicktok
+    except ImportError:
+        return None
+    if not callable(getattr(quicktok, "Tokenizer", None)):
+        return None  # another package named quicktok (not quicktok-v1)
+    stem, table = _QUICKTOK_FILES[name]
+    try:
+        fast = _load_quicktok(quicktok, name, stem, table, ranks if ranks is not None else _load_ranks(name))
+    except Exception as exc:  # a quicktok that cannot load is no reason to stop counting
+        warnings.warn(f"promptmill: the fast tokenizer could not load {name} ({exc}); counting with tiktoken", RuntimeWarning, stacklevel=3)
+        return None
+    for text in self_check_corpus():
+        try:
+            same = fast.encode_ordinary(text) == encoding.encode_ordinary(text) and fast.count(text) == len(encoding.encode_ordinary(text))
+        except Exception:
+            same = False
+        if not same:
+            warnings.warn(
+                f"promptmill: the fast tokenizer disagrees with tiktoken on {name} (text {text[:40]!r}); counting with tiktoken",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return None
+    return fast
+
+
+def _load_quicktok(quicktok: Any, name: str, stem: str, table: str, ranks: dict[bytes, int]) -> Any:
+    """quicktok.Tokenizer(name) from a folder holding `ranks` in quicktok's format, no special
+    tokens (promptmill counts special-token text as ordinary text), and quicktok's own
+    Unicode class table (part of its pre-tokeniser, not of the vocabulary)."""
+    folder = tempfile.mkdtemp(prefix="promptmill-quicktok-")
+    try:
+        recs = sorted(ranks.items(), key=lambda kv: kv[1])
+        parts = [struct.pack("<I", len(recs))]
+        for raw, rank in recs:
+            parts += [struct.pack("<H", len(raw)), raw, struct.pack("<I", rank)]
+        Path(folder, f"{stem}.vocab").write_bytes(b"".join(parts))
+        Path(folder, f"{stem}.special").write_bytes(struct.pack("<I", 0))
+        shutil.copyfile(Path(quicktok.__file__).parent / "data" / table, Path(folder, table))
+        return quicktok.Tokenizer(name, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 _lock = threading.Lock()
@@ -299,7 +414,9 @@ def get_tokenizer(name: str, *, base_dir: Path | None = None) -> Tokenizer:
             return cached
         tok: Tokenizer
         if name in SHIPPED_ENCODINGS:
-            tok = TiktokenTokenizer(name, _tiktoken_encoding(name))
+            ranks = _load_ranks(name)
+            encoding = _tiktoken_encoding(name, ranks)
+            tok = TiktokenTokenizer(name, encoding, fast_encoder(name, encoding, ranks))
         elif name == "approx":
             tok = ApproxTokenizer()
         elif name.startswith("hf:"):
