@@ -25,7 +25,7 @@ def test_every_registered_name_is_a_wire_of_that_name(name: str) -> None:
 
 
 def test_the_registry_lists_the_documented_wires_once() -> None:
-    assert WIRE_NAMES == ("text", "live", "openai", "anthropic", "gemini")
+    assert WIRE_NAMES == ("text", "live", "openai", "anthropic", "gemini", "anthropic-vertex", "gemini-vertex")
     assert tuple(WIRES) == WIRE_NAMES
     assert batch_wires() == ("text", "openai", "anthropic", "gemini")  # live has no batch format
 
@@ -37,7 +37,7 @@ def test_an_unknown_wire_says_which_one_was_meant(name: str, close: str) -> None
     assert info.value.code == "PM840"
     assert f"unknown provider '{name}'" in info.value.message
     assert f"did you mean {close}?" in (info.value.hint or "")
-    assert "valid providers: text, live, openai, anthropic, gemini" in (info.value.hint or "")
+    assert "valid providers: text, live, openai, anthropic, gemini, anthropic-vertex, gemini-vertex" in (info.value.hint or "")
 
 
 def test_a_wire_that_does_not_say_what_tools_cost_is_not_costed_as_another() -> None:

@@ -23,6 +23,8 @@ WIRES: dict[str, str] = {
     "openai": "openai_chat:WIRE",
     "anthropic": "anthropic:WIRE",
     "gemini": "gemini:WIRE",
+    "anthropic-vertex": "anthropic_vertex:WIRE",
+    "gemini-vertex": "gemini_vertex:WIRE",
 }
 WIRE_NAMES = tuple(WIRES)
 
