@@ -7,7 +7,7 @@ Template checks that decide whether a section compiles at all (`templates.py`,
 
 from __future__ import annotations
 
-from . import budget, cache, conditions, inputs, literals, output
+from . import breakpoints, budget, cache, conditions, inputs, literals, output
 from .context import LintPass
 
 LINTS: tuple[LintPass, ...] = (
@@ -15,6 +15,7 @@ LINTS: tuple[LintPass, ...] = (
     literals.literal_jinja,  # PM410
     output.unrendered_output,  # PM702
     cache.uncached_prefix,  # PM610, PM611
+    breakpoints.cache_breakpoints,  # PM614, PM615
     budget.static_over_budget,  # PM501
     budget.approximate_counts,  # PM505
     inputs.unused_inputs,  # PM404
