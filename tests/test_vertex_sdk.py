@@ -186,3 +186,24 @@ def test_a_vertex_render_counts_with_the_claude_row():
     assert unnamed.ratio == 1.53 and unnamed.ratio_for == "any anthropic model"  # the table's largest Claude ratio
     gemini = render("companion-chat", "companion-chat.state.yaml", "gemini-vertex", model=GEMINI)
     assert gemini.ratio == 1.2 and gemini.ratio_for == GEMINI
+
+
+def test_vertex_requests_name_vertex_ai_in_their_trace_attributes():
+    for wire in ("anthropic-vertex", "gemini-vertex"):
+        attrs = render("companion-chat", "companion-chat.state.yaml", wire).trace_attributes
+        assert attrs["gen_ai.provider.name"] == "gcp.vertex_ai" and attrs["promptmill.wire"] == wire
+
+
+@pytest.mark.parametrize(("fmt", "key"), [("anthropic-vertex", "anthropic_version"), ("gemini-vertex", "system_instruction")])
+def test_render_prints_the_vertex_bodies(fmt, key):
+    from click.testing import CliRunner
+
+    from promptmill.cli.main import main
+    from providers_support import EXAMPLES, ROOT
+
+    args = ["render", "companion-beat", "--project", str(ROOT), "--state", str(EXAMPLES / "companion-beat.state.yaml"), "--format", fmt]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert key in printed and "model" not in printed
+    assert printed == render("companion-beat", "companion-beat.state.yaml", fmt).to_payload()

@@ -100,6 +100,7 @@ class Message:
 
 # wire -> the `gen_ai.provider.name` OpenTelemetry's GenAI semantic conventions give its provider
 _OTEL_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
+_OTEL_PROVIDERS.update({"anthropic-vertex": "gcp.vertex_ai", "gemini-vertex": "gcp.vertex_ai"})  # Vertex AI serves both
 
 
 @dataclass(frozen=True)
