@@ -18,6 +18,7 @@ Both apply to roles whose model (`model:`) is a row of the `anthropic` provider.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..compose.resolve import ComposedRole
 from ..core.diagnostics import Diagnostic
@@ -74,7 +75,7 @@ def cache_breakpoints(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
     return diags
 
 
-def _tools_named(tools: list[Section], extras: list[dict]) -> str:
+def _tools_named(tools: list[Section], extras: list[dict[str, Any]]) -> str:
     if tools:
         return f"section '{tools[0].id}'"
     return f"the return tool '{extras[-1]['name']}'"

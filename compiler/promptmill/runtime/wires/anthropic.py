@@ -47,7 +47,7 @@ class AnthropicWire(TurnsWire):
     provider = "anthropic"
     contract_as_tool = True
     explicit_cache = True
-    batch_limits = BatchLimits(100_000, 256 * 1024 * 1024)
+    batch_limits: BatchLimits | None = BatchLimits(100_000, 256 * 1024 * 1024)
 
     def tool_text(self, decl: Mapping[str, Any]) -> str:
         return compact(anthropic_tool(decl))

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .anthropic import AnthropicWire
+from .base import BatchLimits
 
 if TYPE_CHECKING:
     from ..request import PromptRequest
@@ -33,7 +34,7 @@ class AnthropicVertexWire(AnthropicWire):
     name = "anthropic-vertex"
     provider = "google"
     family = "anthropic"
-    batch_limits = None
+    batch_limits: BatchLimits | None = None  # no batch format (module docstring)
 
     def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
         """The `rawPredict` body: the Anthropic body with `anthropic_version`, the model left to the URL."""

@@ -17,13 +17,14 @@ Storage or BigQuery through its own job API, and its output lines carry no key
 
 from __future__ import annotations
 
+from .base import BatchLimits
 from .gemini import GeminiWire
 
 
 class GeminiVertexWire(GeminiWire):
     name = "gemini-vertex"
     family = "gemini"
-    batch_limits = None
+    batch_limits: BatchLimits | None = None  # no batch format (module docstring)
 
 
 WIRE = GeminiVertexWire()
