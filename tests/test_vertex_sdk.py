@@ -207,3 +207,14 @@ def test_render_prints_the_vertex_bodies(fmt, key):
     printed = json.loads(result.output)
     assert key in printed and "model" not in printed
     assert printed == render("companion-beat", "companion-beat.state.yaml", fmt).to_payload()
+
+
+@pytest.mark.parametrize(("role", "state_file"), SHIPPED)
+def test_vertex_bodies_match_the_sdk_request_types(role, state_file):
+    from test_sdk_types import anthropic_problems, gemini_problems
+
+    claude = render(role, state_file, "anthropic-vertex").to_anthropic_vertex()
+    assert claude.pop("anthropic_version") == "vertex-2023-10-16"
+    claude.pop("max_tokens", None)
+    assert anthropic_problems(claude) == []
+    assert gemini_problems(render(role, state_file, "gemini-vertex").to_gemini_vertex()) == []
