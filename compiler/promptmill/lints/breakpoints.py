@@ -56,7 +56,7 @@ def cache_breakpoints(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
                 pos,
                 "PM614",
                 f"role '{role.role.id}' needs {len(uses)} cache breakpoints on the Anthropic wires ({'; '.join(uses)}), but model "
-                f"'{info.model}' takes {limit} (row '{info.pattern}', {info.origin}): renders leave out {' and '.join(dropped)}",
+                f"'{info.model}' takes {limit} (row '{info.pattern}', {_origin(info)}): renders leave out {' and '.join(dropped)}",
                 hint=f"if the model takes more, say so in its row (`cache: {{breakpoints: {len(uses)}}}` under `models:` in "
                 "promptmill.yaml); otherwise set `cache: false` on the role to send none",
             )
@@ -73,6 +73,10 @@ def cache_breakpoints(role: ComposedRole, ctx: LintContext) -> list[Diagnostic]:
             )
         )
     return diags
+
+
+def _origin(info: ModelInfo) -> str:
+    return "shipped with promptmill" if info.origin == "promptmill" else info.origin
 
 
 def _tools_named(tools: list[Section], extras: list[dict[str, Any]]) -> str:
