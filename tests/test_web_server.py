@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from promptmill.cli.main import main
+from promptmill.runtime.wires import WIRE_NAMES
 from promptmill.web.origin import host_ok, origin_ok
 
 REPO = Path(__file__).resolve().parents[1]
@@ -159,7 +160,7 @@ def test_render_has_every_provider(server, starter_project):
     state = (starter_project / "examples/helpdesk.state.yaml").read_text()
     got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": state})[2])
     assert got["provider"] == "openai"
-    assert set(got["views"]) == {"text", "openai", "anthropic", "gemini", "live"}
+    assert set(got["views"]) == set(WIRE_NAMES)  # every registered wire, the Vertex variants included
     openai = got["views"]["openai"]
     assert openai["budget_line"] == "budget 3500: max_tokens 4000 - reserve 500"
     assert [s["id"] for s in openai["sections"]][-2:] == ["articles", "question"]
