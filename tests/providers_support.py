@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "prompts" / "examples"
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
 PROVIDERS += ("openai-responses",)
+PROVIDERS += ("anthropic-vertex", "gemini-vertex")  # Vertex AI variants (issue 24)
 # (role, example state file) for every shipped role; test_library checks none is missing
 SHIPPED = (
     ("executor", "executor.state.yaml"),

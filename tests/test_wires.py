@@ -26,10 +26,10 @@ def test_every_registered_name_is_a_wire_of_that_name(name: str) -> None:
 
 def test_the_registry_lists_the_documented_wires_once() -> None:
     assert WIRE_NAMES[:5] == ("text", "live", "openai", "anthropic", "gemini")
-    assert {"openai-responses", "bedrock", "anthropic-bedrock"} <= set(WIRE_NAMES)
+    assert {"openai-responses", "bedrock", "anthropic-bedrock", "anthropic-vertex", "gemini-vertex"} <= set(WIRE_NAMES)
     assert tuple(WIRES) == WIRE_NAMES
     assert {"text", "openai", "anthropic", "gemini", "openai-responses", "bedrock"} <= set(batch_wires())
-    assert not {"live", "anthropic-bedrock"} & set(batch_wires())  # they have no batch format
+    assert not {"live", "anthropic-bedrock", "anthropic-vertex", "gemini-vertex"} & set(batch_wires())  # no batch format
 
 
 @pytest.mark.parametrize(("name", "close"), [("openia", "'openai'"), ("Gemini", "'gemini'"), ("antropic", "'anthropic'")])

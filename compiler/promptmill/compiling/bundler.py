@@ -386,7 +386,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     count = len(composed.sections) + len(composed.context)
     if count > MAX_SECTIONS:  # bounded work below: one role, at most MAX_SECTIONS sections
         return None, [too_many_sections(role.pos("id"), role.id, count, "composes")]
-    budget, tokenizer_name, _info, diags = effective_budget(composed, project)
+    budget, tokenizer_name, info, diags = effective_budget(composed, project)
     try:
         counter = Counter(get_tokenizer(tokenizer_name, base_dir=project.root))
     except PromptmillError as exc:
@@ -397,7 +397,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     sections = _assemble(ctx, found)
     ctx.used_inputs.update(_parent_choice_inputs(role))
     separator = composed.setting("separator", DEFAULT_SEPARATOR)
-    facts = LintContext(index, tuple(sections), ctx.contract, budget, separator, tokenizer_name, counter, frozenset(ctx.used_inputs))
+    facts = LintContext(index, tuple(sections), ctx.contract, budget, separator, tokenizer_name, counter, frozenset(ctx.used_inputs), info)
     for lint in LINTS:
         diags.extend(lint(composed, facts))
     if any(d.severity == "error" for d in diags):

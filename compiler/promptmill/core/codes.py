@@ -129,6 +129,10 @@ CODES: dict[str, Code] = {
     ),
     "PM612": Code("too-many-sections", "error", "a role has more sections than the limit (1,000), in its file or after composition"),
     "PM613": Code("slow-regex", "warning", "a condition's regex can backtrack for long on crafted state (nested or overlapping repeats)"),
+    "PM614": Code("too-many-cache-breakpoints", "warning", "a Claude role needs more cache breakpoints than its model takes"),
+    "PM615": Code(
+        "cache-prefix-too-short", "info", "a Claude role's stable prefix is shorter than its model caches: the breakpoint caches nothing"
+    ),
     # output contracts and tools
     "PM701": Code("invalid-json-schema", "error", "an embedded JSON Schema (inputs, reply schema, tool parameters) is not valid"),
     "PM702": Code("output-not-rendered", "warning", "the role has an output contract whose instructions no section renders"),

@@ -15,6 +15,7 @@ from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic
 from ..runtime.bundle import Budget, Contract, Section
 from ..runtime.counting import Counter
+from ..runtime.models import ModelInfo
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class LintContext:
     tokenizer: str  # the tokenizer's name as the role resolved it
     counter: Counter
     used_inputs: frozenset[str]  # top-level inputs that sections, conditions and contract checks read
+    model: ModelInfo | None = None  # the role's model's row of the project's model table (None: no model, or no row)
 
 
 LintPass = Callable[[ComposedRole, LintContext], Iterable[Diagnostic]]

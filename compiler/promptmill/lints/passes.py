@@ -7,7 +7,7 @@ Template checks that decide whether a section compiles at all (`templates.py`,
 
 from __future__ import annotations
 
-from . import budget, cache, conditions, inputs, literals, output
+from . import breakpoints, budget, cache, conditions, inputs, literals, output
 from .context import LintPass
 
 LINTS: tuple[LintPass, ...] = (
@@ -16,6 +16,7 @@ LINTS: tuple[LintPass, ...] = (
     output.unrendered_output,  # PM702
     output.lost_constraints,  # PM708
     cache.uncached_prefix,  # PM610, PM611
+    breakpoints.cache_breakpoints,  # PM614, PM615
     budget.static_over_budget,  # PM501
     budget.approximate_counts,  # PM505
     inputs.unused_inputs,  # PM404

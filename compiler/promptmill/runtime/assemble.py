@@ -63,6 +63,7 @@ class Counted(NamedTuple):
     reserve: int = 0  # the reply limit after the model's
     limit: int = 0  # the budget in the model's tokens, less the margin, before the ratio
     ratio_for: str | None = None  # whose ratio it is: a model id, or `any <provider> model`
+    breakpoints: int | None = None  # the model's `cache.breakpoints` (None: no model, or no row)
 
 
 def assemble(
@@ -131,6 +132,7 @@ def assemble(
         model_budget=None if counted is None or counted.ratio == 1 else counted.limit,
         ratio_for=None if counted is None or counted.ratio == 1 else counted.ratio_for,
         source_hash=bundle.source_hash,
+        cache_breakpoints=None if counted is None else counted.breakpoints,
     )
 
 

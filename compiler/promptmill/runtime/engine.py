@@ -434,7 +434,21 @@ class Runtime:
         margin_tokens = math.ceil(room * margin)
         model_limit = room - margin_tokens
         limit = model_limit if counted.ratio == 1 else math.floor(model_limit / counted.ratio)
-        return limit, origins, margin_tokens, counted._replace(max_tokens=max_tokens, reserve=reserve, limit=model_limit)
+        points = self._breakpoints(bundle, wire, info)
+        return (
+            limit,
+            origins,
+            margin_tokens,
+            counted._replace(max_tokens=max_tokens, reserve=reserve, limit=model_limit, breakpoints=points),
+        )
+
+    def _breakpoints(self, bundle: RoleBundle, wire: Wire, info: ModelInfo | None) -> int | None:
+        """The cache breakpoints the model takes (its row's `cache.breakpoints`), on a wire that
+        marks them (`Wire.explicit_cache`); None without a row of the wire's models."""
+        if not wire.explicit_cache:
+            return None
+        row = info if info is not None else (self.models.resolve(bundle.model) if bundle.model else None)
+        return row.cache_breakpoints if row is not None and row.provider == wire.models else None
 
     def _ratio(self, bundle: RoleBundle, wire: Wire, info: ModelInfo | None) -> Counted:
         """The model's tokens per counted token on `wire`: 1 where the count is the provider's own
@@ -442,18 +456,17 @@ class Runtime:
         compile), else the largest ratio of the wire's provider in the table."""
         if not wire.estimate:
             return Counted(1.0, "", None if info is None else info.model)
-        rows = wire.models or wire.name  # Claude on Bedrock has the anthropic rows
-        if info is not None and info.provider == rows:
+        if info is not None and info.provider == wire.models:
             return Counted(info.ratio, f"model {info.model} (row {info.pattern})", info.model, ratio_for=info.model)
         if info is None and bundle.budget.ratio is not None:
             role_model = self.models.resolve(bundle.model) if bundle.model else None
-            if role_model is None or role_model.provider == rows:
+            if role_model is None or role_model.provider == wire.models:
                 origin = bundle.budget.origins.get("ratio", f"model {bundle.model}")
                 return Counted(bundle.budget.ratio, origin, bundle.model, ratio_for=bundle.model)
-        ratio = self.models.max_ratio(rows)
+        ratio = self.models.max_ratio(wire.models)
         named = info.model if info is not None else bundle.model
         origin = f"provider {wire.name}: {named or 'no model'} is not one of its models, so the table's largest ratio"
-        return Counted(ratio, origin, named, ratio_for=f"any {wire.name} model")
+        return Counted(ratio, origin, named, ratio_for=f"any {wire.models} model")
 
 
 def _condition_context(bundle: RoleBundle, state: Mapping[str, Any], wire: str, event: str, model: str | None = None) -> dict[str, Any]:

@@ -102,6 +102,7 @@ class Message:
 _OTEL_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
 _OTEL_PROVIDERS["openai-responses"] = "openai"
 _OTEL_PROVIDERS.update({"bedrock": "aws.bedrock", "anthropic-bedrock": "aws.bedrock"})
+_OTEL_PROVIDERS.update({"anthropic-vertex": "gcp.vertex_ai", "gemini-vertex": "gcp.vertex_ai"})  # Vertex AI serves both
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,7 @@ class PromptRequest:
     model_budget: int | None = None  # with a ratio: the budget in the model's tokens, which `budget` is this divided by
     ratio_for: str | None = None  # whose ratio: a model id, or `any <provider> model` when the render names none of its
     source_hash: str = ""  # the role's source hash (its bundle's): which version of the prompt this is
+    cache_breakpoints: int | None = None  # explicit cache breakpoints the model takes (its row's `cache.breakpoints`; None: unknown)
 
     @property
     def trace_attributes(self) -> dict[str, Any]:
@@ -258,6 +260,14 @@ class PromptRequest:
         """the InvokeModel body of Claude on Bedrock: the Anthropic Messages body with
         `anthropic_version: bedrock-2023-05-31` and no `model` (Bedrock names it in the URL)."""
         return self._render_as("anthropic-bedrock", None, max_tokens)
+    def to_anthropic_vertex(self, *, max_tokens: int | None = None) -> dict:
+        """the body of Claude's `rawPredict` on Vertex AI: the Anthropic body with `anthropic_version`
+        and without `model` (it goes in the URL); `max_tokens` the budget's reserve, overridable."""
+        return self._render_as("anthropic-vertex", None, max_tokens)
+
+    def to_gemini_vertex(self, *, max_tokens: int | None = None) -> dict:
+        """the `generateContent` body of Gemini on Vertex AI (as `to_gemini()`; the model goes in the URL)."""
+        return self._render_as("gemini-vertex", None, max_tokens)
 
     def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
         """Data of a model reply checked against the role's output contract (see promptmill.runtime.reply).

@@ -26,6 +26,8 @@ WIRES: dict[str, str] = {
     "openai-responses": "openai_responses:WIRE",
     "bedrock": "bedrock:WIRE",
     "anthropic-bedrock": "anthropic_bedrock:WIRE",
+    "anthropic-vertex": "anthropic_vertex:WIRE",
+    "gemini-vertex": "gemini_vertex:WIRE",
 }
 WIRE_NAMES = tuple(WIRES)
 

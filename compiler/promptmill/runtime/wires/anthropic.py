@@ -7,7 +7,12 @@
 role's `cache: true` the last block of the leading stable run (system blocks,
 then message blocks) carries `cache_control: {"type": "ephemeral"}`, so
 Anthropic caches tools + stable system text across turns (prompts shorter than
-the model's minimum cacheable length are simply not cached). Consecutive
+the model's minimum cacheable length are simply not cached). When every tools
+section is stable, the last tool declaration carries a second breakpoint (the
+last one of the stable tools sections when a changing one follows them): tools
+come first in Anthropic's cache order, so they stay cached when the text after
+them changes. `cache_points()` says which breakpoints a request places,
+within the model's `cache.breakpoints` (the stable prefix first). Consecutive
 messages of one role are merged into one turn of several text blocks.
 `max_tokens` is the role's `reserve` (the tokens kept for the reply). Native
 tools go in `tools` with `input_schema`; a `native` contract becomes a forced
@@ -20,7 +25,7 @@ documents (docs/providers.md, "Counting model").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._chat import TurnsWire, split
@@ -32,6 +37,7 @@ if TYPE_CHECKING:
     from ..request import PromptRequest
 
 CACHE = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4  # `cache_control` blocks Anthropic accepts in one request
 TOOLS_OVERHEAD = 346  # the tool-use system prompt Anthropic documents
 FORCED_OVERHEAD = 313  # ...when a tool is forced
 
@@ -40,7 +46,8 @@ class AnthropicWire(TurnsWire):
     name = "anthropic"
     provider = "anthropic"
     contract_as_tool = True
-    batch_limits = BatchLimits(100_000, 256 * 1024 * 1024)
+    explicit_cache = True
+    batch_limits: BatchLimits | None = BatchLimits(100_000, 256 * 1024 * 1024)
 
     def tool_text(self, decl: Mapping[str, Any]) -> str:
         return compact(anthropic_tool(decl))
@@ -48,10 +55,24 @@ class AnthropicWire(TurnsWire):
     def tool_frame_cost(self, counter: Counter, forced: bool = False) -> int:
         return FORCED_OVERHEAD if forced else TOOLS_OVERHEAD
 
+    def cache_points(self, req: PromptRequest, decls: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+        """The cache breakpoints `req` carries, in the order they are granted: `prefix` (the end of
+        the leading stable run of blocks) and `tools` (the last declaration, when every tools section
+        is stable), at most the model's `cache.breakpoints` (`req.cache_breakpoints`)."""
+        if not req.cache:
+            return ()
+        wanted = []
+        if any(m.stable for m in req.messages[:1]):
+            wanted.append("prefix")
+        if stable_tools(req, decls):
+            wanted.append("tools")
+        limit = MAX_BREAKPOINTS if req.cache_breakpoints is None else min(req.cache_breakpoints, MAX_BREAKPOINTS)
+        return tuple(wanted[: max(limit, 0)])
+
     def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
         """The keyword arguments of `messages.create` (`model` when known)."""
         model, max_tokens = self.reply_limits(req, model, max_tokens)
-        system, turns = split(req, "anthropic")
+        system, turns = split(req, self.name)
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text, _ in system]
         stable = [s for _, s in system]
         messages: list[dict[str, Any]] = []
@@ -61,12 +82,13 @@ class AnthropicWire(TurnsWire):
             blocks_stable = [s for _, s in parts]
             stable.extend(blocks_stable)
             blocks.extend(content)
-        if req.cache:
+        decls = [*req.tools, *self.extra_tools(req.output, req.tool_mode)]
+        points = self.cache_points(req, decls)
+        if "prefix" in points:
             run = 0
             while run < len(stable) and stable[run]:
                 run += 1
-            if run:
-                blocks[run - 1]["cache_control"] = dict(CACHE)
+            blocks[run - 1]["cache_control"] = dict(CACHE)
         for m in messages:  # a single plain block reads better as a string
             if len(m["content"]) == 1 and "cache_control" not in m["content"][0]:
                 m["content"] = m["content"][0]["text"]
@@ -76,9 +98,10 @@ class AnthropicWire(TurnsWire):
         if system:
             out["system"] = blocks[: len(system)]
         out["messages"] = messages
-        decls = [*req.tools, *self.extra_tools(req.output, req.tool_mode)]
         if decls:
             out["tools"] = [anthropic_tool(d) for d in decls]
+            if "tools" in points:
+                out["tools"][stable_tools(req, decls) - 1]["cache_control"] = dict(CACHE)
         forced = self.forced_tool(req.output)
         if forced is not None:
             out["tool_choice"] = {"type": "tool", "name": forced}
@@ -92,6 +115,21 @@ class AnthropicWire(TurnsWire):
 
     def batch_payload(self, line: dict) -> dict:
         return line["params"]
+
+
+def stable_tools(req: PromptRequest, decls: Sequence[Mapping[str, Any]]) -> int:
+    """How many of the declarations open the payload's stable run: those of the native tools
+    sections up to the first one that is not stable (all, with the contract's return tool, when
+    every one is)."""
+    if req.tool_mode != "native":
+        return len(decls)  # only the contract's return tool is declared
+    n = 0
+    for s in req.sections:
+        if s.kind == "tools" and s.present:
+            if not s.stable:
+                return n
+            n += len(s.items_kept)
+    return len(decls)
 
 
 WIRE = AnthropicWire()

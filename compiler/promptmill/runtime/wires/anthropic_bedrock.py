@@ -28,7 +28,7 @@ VERSION = "bedrock-2023-05-31"  # https://docs.aws.amazon.com/bedrock/latest/use
 class AnthropicBedrockWire(AnthropicWire):
     name = "anthropic-bedrock"
     provider = "aws"
-    models = "anthropic"
+    family = "anthropic"
     batch_limits = None  # type: ignore[assignment]  # Bedrock batch files are the `bedrock` wire's (their lines hold this body)
 
     def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:

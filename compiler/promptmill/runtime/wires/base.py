@@ -34,6 +34,7 @@ class Wire:
 
     name: str = ""
     provider: str = ""  # the vendor behind the API ("" for text and live)
+    family: str = ""  # the model table's `provider` whose rows this wire serves ("": the wire's name)
     message_overhead: int = 0  # tokens per message (role markers, delimiters)
     fixed_overhead: int = 0  # tokens per request (reply priming)
     single: bool = False  # everything in one text (text, live)
@@ -46,11 +47,17 @@ class Wire:
     contract_as_tool: bool = False  # a native contract is sent as a forced call of its return tool
     schema_form: str | None = None  # the form of a native contract's schema this wire sends (schemaforms.py)
     batch_limits: BatchLimits | None = None  # None: the wire has no batch file format
-    models: str = ""  # the model-table provider whose rows (ratios) this wire's models have ("": the wire's name)
+    explicit_cache: bool = False  # the payload marks cache breakpoints: a render carries the model's limit of them
     metadata_field: str | None = None  # the request field that takes string tags (OpenAI `metadata`): batch lines trace their prompt
 
     def __repr__(self) -> str:
         return f"<wire {self.name}>"
+
+    @property
+    def models(self) -> str:
+        """The model table's `provider` of the models this wire sends to: a variant of a wire
+        (Claude on Vertex AI) counts with the rows of the models it serves (`anthropic`)."""
+        return self.family or self.name
 
     # -- layout -----------------------------------------------------------
     def layout(self, bundle: RoleBundle) -> Layout:

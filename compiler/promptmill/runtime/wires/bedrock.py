@@ -64,7 +64,7 @@ def caches(req: PromptRequest, model: str | None) -> bool:
 class BedrockWire(AnthropicWire):
     name = "bedrock"
     provider = "aws"
-    models = "anthropic"
+    family = "anthropic"
     # Amazon Bedrock service quotas, https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock (named by
     # https://docs.aws.amazon.com/bedrock/latest/userguide/batch-inference-data.html): "Records per input file per batch
     # inference job" 50,000 and "Batch inference input file size" 1 GB, the defaults (per model, adjustable; a job also

@@ -42,7 +42,7 @@ class GeminiWire(TurnsWire):
     name = "gemini"
     provider = "google"
     schema_form = OPENAPI_SUBSET
-    batch_limits = BatchLimits(10**12, 2 * 1024 * 1024 * 1024)
+    batch_limits: BatchLimits | None = BatchLimits(10**12, 2 * 1024 * 1024 * 1024)
 
     def tool_text(self, decl: Mapping[str, Any]) -> str:
         return compact(gemini_declaration(decl))
