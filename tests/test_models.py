@@ -281,3 +281,20 @@ def test_stats_says_which_roles_are_estimated(make_project):
     rows = {line.split()[0]: line for line in result.output.splitlines()[2:]}
     assert rows["c"].endswith("o200k_base, estimated, ratio 1.53 for claude-opus-4-7")
     assert rows["r"].endswith("o200k_base")
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "anthropic-vertex", "bedrock"])
+def test_a_ratio_for_no_model_or_a_foreign_one_says_which(make_project, wire):
+    """The ratio's origin says plainly that no model was named, or that the model is another
+    provider's; the budget line's unit is then the wire's provider, not the role's model."""
+    nomodel = ROLE.format(model="none").replace("model: none\n", "").replace("id: r", "id: plain")
+    root = make_project(
+        {"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": ROLE.format(model="gpt-4o-mini"), "prompts/plain.yaml": nomodel}
+    )
+    runtime, _ = build_in_memory(root)
+    plain = runtime.render("plain", {}, provider=wire)
+    assert plain.budget_origins["ratio"] == f"wire {wire}: no model is named, so the largest ratio of its anthropic models in the table"
+    foreign = runtime.render("r", {}, provider=wire, budget=2000)
+    assert "gpt-4o-mini is not one of its models" in foreign.budget_origins["ratio"]
+    line = foreign.explain()
+    assert f"{foreign.model_budget} {wire} tokens" in line and "gpt-4o-mini tokens" not in line

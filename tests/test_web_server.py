@@ -471,8 +471,9 @@ def test_an_estimated_budget_names_each_of_its_numbers(server, starter_project):
         [f"÷ {anthropic['ratio']:g}", "ratio: anthropic tokens per o200k_base token (any anthropic model)"],
         [str(anthropic["budget"]), "usable, in o200k_base tokens: what the head, the bars and the total count against"],
     ]
-    # the same figures as the CLI's line (which names the role's model, gpt-4o-mini, as the unit: the page says anthropic)
+    # the same figures, and the same unit, as the CLI's line
     assert anthropic["budget_line"].startswith(
-        f"budget {f['usable']}: render budget 2000 (below max_tokens 4000 - reserve 500) - margin {margin} = {2000 - margin} "
+        f"budget {f['usable']}: render budget 2000 (below max_tokens 4000 - reserve 500)"
+        f" - margin {margin} = {2000 - margin} anthropic tokens"
     )
     assert anthropic["head"].startswith(f"helpdesk → anthropic   {anthropic['tokens']} / {f['usable']} usable tokens (")

@@ -465,7 +465,8 @@ class Runtime:
                 return Counted(bundle.budget.ratio, origin, bundle.model, ratio_for=bundle.model)
         ratio = self.models.max_ratio(wire.models)
         named = info.model if info is not None else bundle.model
-        origin = f"provider {wire.name}: {named or 'no model'} is not one of its models, so the table's largest ratio"
+        why = f"{named} is not one of its models" if named else "no model is named"
+        origin = f"wire {wire.name}: {why}, so the largest ratio of its {wire.models} models in the table"
         return Counted(ratio, origin, named, ratio_for=f"any {wire.models} model")
 
 

@@ -82,5 +82,7 @@ def budget_sum(req: PromptRequest) -> str:
         out = f"render budget {base} (below max_tokens {req.max_tokens} - reserve {req.reserve})"
     out += f" - margin {req.margin_tokens}" if req.margin_tokens else ""
     if req.model_budget is not None:
-        out += f" = {req.model_budget} {req.model or req.provider} tokens, / ratio {req.ratio:g} = {req.budget} {req.tokenizer} tokens"
+        # the unit is the model whose ratio applies; "any <provider> model" names none, so the wire's
+        unit = req.ratio_for if req.ratio_for and not req.ratio_for.startswith("any ") else req.provider
+        out += f" = {req.model_budget} {unit} tokens, / ratio {req.ratio:g} = {req.budget} {req.tokenizer} tokens"
     return out

@@ -260,6 +260,7 @@ class PromptRequest:
         """the InvokeModel body of Claude on Bedrock: the Anthropic Messages body with
         `anthropic_version: bedrock-2023-05-31` and no `model` (Bedrock names it in the URL)."""
         return self._render_as("anthropic-bedrock", None, max_tokens)
+
     def to_anthropic_vertex(self, *, max_tokens: int | None = None) -> dict:
         """the body of Claude's `rawPredict` on Vertex AI: the Anthropic body with `anthropic_version`
         and without `model` (it goes in the URL); `max_tokens` the budget's reserve, overridable."""

@@ -29,7 +29,7 @@ class AnthropicBedrockWire(AnthropicWire):
     name = "anthropic-bedrock"
     provider = "aws"
     family = "anthropic"
-    batch_limits = None  # type: ignore[assignment]  # Bedrock batch files are the `bedrock` wire's (their lines hold this body)
+    batch_limits = None  # Bedrock batch files are the `bedrock` wire's (their lines hold this body)
 
     def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
         """The InvokeModel body of Claude on Bedrock: `anthropic_version` first, no `model`."""
