@@ -398,3 +398,18 @@ def test_batch_model_fits_each_row_for_that_model(build, rt, tmp_path):
     with pytest.raises(promptmill.TokenizerError) as err:
         BatchRenderer(build, ROLE, model="claud-opus-4-7")
     assert err.value.code == "PM502" and "did you mean" in (err.value.hint or "")
+
+
+@pytest.mark.parametrize("wire", ["anthropic-vertex", "gemini-vertex", "live"])
+def test_a_role_written_for_a_wire_without_batch_files_is_refused_not_batched_as_another(make_project, tmp_path, wire):
+    role = (
+        "kind: role\nid: r\nmodel: claude-sonnet-4-5\nprovider: " + wire + "\n"
+        "budget: {max_tokens: 4000, reserve: 500}\nsections:\n  - {id: a, text: hello}\n"
+    )
+    root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": role})
+    build = tmp_path / "out-build"
+    promptmill.compile(root, output=build)
+    with pytest.raises(promptmill.PromptmillError) as err:
+        BatchRenderer(build, "r")
+    assert err.value.code == "PM840" and wire in err.value.message and "--provider" in (err.value.hint or "")
+    assert BatchRenderer(build, "r", provider="anthropic").provider == "anthropic"  # chosen, it is used

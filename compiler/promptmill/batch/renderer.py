@@ -163,7 +163,14 @@ class BatchRenderer:
         info = None if model is None else self.runtime.models.lookup(model)  # PM502 now, with "did you mean"
         if provider is None and info is not None and (info.wire or info.provider) in formats.PROVIDERS:
             provider = info.wire or info.provider
-        self.provider = provider or (bundle.provider if bundle.provider in formats.PROVIDERS else "openai")
+        if provider is None and bundle.provider and bundle.provider not in formats.PROVIDERS:
+            # never a silent switch of wire: the role is written for one that has no batch files
+            raise ConfigError(
+                f"role '{role}' is rendered for {bundle.provider}, which has no batch file format",
+                code="PM840",
+                hint="pass --provider, one of: " + ", ".join(formats.PROVIDERS),
+            )
+        self.provider = provider or bundle.provider or "openai"
         self.render_model = model  # rows are fitted for it: its encoding, ratio, window and reply limit
         self.model = model or bundle.model
         if self.provider in ("openai", "anthropic", "openai-responses") and not self.model:
