@@ -43,5 +43,6 @@ def test_negative_case(case, tmp_path):
 def test_shipped_prompts_lint_clean():
     root = Path(__file__).resolve().parent.parent
     result = promptmill.lint(root)
-    assert [d.format() for d in result.diagnostics] == []
+    # the one note: companion-beat's reason limit is lost on most wires, and stated in its prompt there (PM708, info)
+    assert [(d.code, d.severity, d.file) for d in result.diagnostics] == [("PM708", "info", "prompts/modes/beat.yaml")]
     assert result.roles >= 6  # executor, the abstract companion base and its four modes
