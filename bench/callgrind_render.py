@@ -10,7 +10,9 @@ under test is pure Python or compiled with mypyc.
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/tmp/0.out python bench/callgrind_render.py medium fresh 0
     callgrind_annotate /tmp/n.out | grep 'PROGRAM TOTALS'    # minus the same line of /tmp/0.out, divided by 10
 
-Or `python bench/callgrind_render.py --ir medium fresh 10`, which runs both under valgrind and prints Ir per render.
+Or `python bench/callgrind_render.py --ir medium fresh 10`, which runs both under valgrind and prints Ir per render,
+or `--cpu medium fresh 40`: the median CPU time of this process per render (time.process_time; less
+moved by other jobs than wall time, not immune to them: shared caches, frequency).
 Sizes as bench/bench_peers.py: small (10 entries, 5 tools, budget 8,000), medium (200, 40, 8,000),
 large (2,000, 200, 32,000). Modes: fresh (every text new), same (one state again and again).
 """
@@ -19,9 +21,11 @@ from __future__ import annotations
 
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 SIZES = {"small": (10, 5, 8000), "medium": (200, 40, 8000), "large": (2000, 200, 32000)}
 
 
-def renders(size: str, mode: str, n: int) -> None:
+def renders(size: str, mode: str, n: int) -> list[float]:
+    """Render n states; returns each render's CPU seconds."""
     import workload
     from promptmill.compiling.api import build_in_memory
 
@@ -42,8 +47,12 @@ def renders(size: str, mode: str, n: int) -> None:
         same = workload.state(entries, tools, seed=0, fresh="same")
         runtime.render("executor", same, budget=budget)
         states = [same] * n
+    cpu = []
     for st in states:
+        t = time.process_time()
         runtime.render("executor", st, budget=budget)
+        cpu.append(time.process_time() - t)
+    return cpu
 
 
 def ir(args: list[str]) -> int:
@@ -63,6 +72,12 @@ def main() -> None:
         size, mode, n = args[1], args[2], int(args[3])
         per = (ir([size, mode, str(n)]) - ir([size, mode, "0"])) / n
         print(f"{size} {mode}: {per / 1e6:.2f} M instructions per render ({n} renders)")
+        return
+    if args and args[0] == "--cpu":
+        from promptmill.runtime.buildinfo import build_description
+
+        cpu = renders(args[1], args[2], int(args[3]))
+        print(f"{args[1]} {args[2]}: {statistics.median(cpu) * 1e3:.3f} ms CPU per render, median of {len(cpu)} ({build_description()})")
         return
     renders(args[0], args[1], int(args[2]))
 
