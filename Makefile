@@ -7,6 +7,7 @@
 #   make lowest   the suite at the lowest versions the ranges allow (tools/lowest; ARGS as for test)
 #   make lock     refresh requirements/dev.lock and lowest.lock (tools/lock)
 #   make fix      ruff format, then ruff check --fix
+#   make compiled the optional compiled wheel in dist/ (setup.py, PROMPTMILL_MYPYC=1; needs mypy and a C compiler)
 #   make ci       the whole CI run (.ci/run): fresh virtualenvs, checks, both suites
 
 SHELL := /bin/bash
@@ -17,7 +18,7 @@ ARGS ?=
 SYSTEM_PYTHON := $(shell command -v python3)
 export PATH := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin,$(CURDIR)/.venv/bin):$(PATH)
 
-.PHONY: help venv check test lowest lock fix ci
+.PHONY: help venv check test lowest lock fix compiled ci
 
 help:
 	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
@@ -47,6 +48,9 @@ lock:
 fix:
 	ruff format $(PYTHON_DIRS)
 	ruff check --fix $(PYTHON_DIRS)
+
+compiled:
+	PROMPTMILL_MYPYC=1 python -m pip wheel --no-build-isolation --no-deps -w dist .
 
 ci:
 	bash .ci/run

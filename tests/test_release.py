@@ -72,6 +72,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "PROMPTMILL_MYPYC"},  # the default build: pure Python
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return out
@@ -81,7 +82,10 @@ def test_sdist_and_wheel_carry_the_package_data(dist: Path):
     (wheel,) = dist.glob("promptmill-*.whl")
     (sdist,) = dist.glob("promptmill-*.tar.gz")
     assert wheel.name.startswith(f"promptmill-{promptmill.__version__}-")
+    # the default build is pure Python: one wheel for every platform, no compiler needed (setup.py)
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert not [n for n in names if n.endswith((".so", ".pyd"))]
     missing = [name for name in CARRIED if name not in names]
     assert not missing, f"the wheel lacks {missing}"
     for folder in CARRIED_DIRS:
@@ -90,7 +94,7 @@ def test_sdist_and_wheel_carry_the_package_data(dist: Path):
     with tarfile.open(sdist) as tar:
         members = tar.getnames()
     top = members[0].split("/")[0]
-    for name in ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE", "CHANGELOG.md"):
         assert f"{top}/{name}" in members, f"the sdist lacks {name}"
 
 

@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .review.diffreport import format_diff
     from .review.snapshots import SnapshotCheck, check_snapshots, snapshot
     from .review.testreport import format_check
+    from .runtime.buildinfo import build_description, compiled_modules
     from .runtime.engine import Runtime
     from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
@@ -89,6 +90,8 @@ _LAZY = {
     "types_module": ("compiling.typegen", "types_module"),
     "write_types": ("compiling.typesfile", "write_types"),
     "types_hash": ("runtime.typeshash", "types_hash"),
+    "compiled_modules": ("runtime.buildinfo", "compiled_modules"),
+    "build_description": ("runtime.buildinfo", "build_description"),
     # tools around them
     "init": ("cli.scaffold", "init"),
     "pretty": ("cli.preview", "pretty"),
@@ -146,6 +149,8 @@ __all__ = [
     "types_module",
     "write_types",
     "types_hash",
+    "compiled_modules",
+    "build_description",
     "init",
     "pretty",
     "request_data",

@@ -159,8 +159,18 @@ class _Cli(click.Group):
             raise
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """`--version`: the version, and whether the runtime's hot modules run compiled (runtime/buildinfo.py)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from ..runtime.buildinfo import build_description
+
+    click.echo(f"promptmill, version {__version__}\nruntime: {build_description()}")
+    ctx.exit()
+
+
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="promptmill")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version, help="Show the version and exit.")
 def main() -> None:
     """promptmill: compile YAML prompt templates and render them under a token budget."""
 
