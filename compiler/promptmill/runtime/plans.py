@@ -61,6 +61,7 @@ LOOP_ATTRS = frozenset({"index", "index0", "first", "last", "length", "revindex"
 _COMPARE = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "lteq": operator.le, "gt": operator.gt, "gteq": operator.ge}
 _CONSTS = (str, int, float, bool, type(None))
 _SCALARS = (str, int, float, bool, type(None))
+_TRUTH_TYPES = (*_SCALARS, list, dict)  # what an `if` may test (a constant: mypyc cannot take a starred `in` tuple)
 # printf formats a plan may apply: no mapping keys, no `*` widths, widths and precisions of at most 3 digits
 _PRINTF = re.compile(r"(?:[^%]|%%|%[#0 +-]*\d{0,3}(?:\.\d{0,3})?[diouxXeEfFgGcrsa])*", re.S)
 _FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[ +-]?#?0?\d{0,3}[,_]?(?:\.\d{0,3})?[bcdeEfFgGnosxX%]?")
@@ -470,7 +471,7 @@ def _printed(value: Any) -> str:
 
 
 def _truth(value: Any) -> bool:
-    if value is _UNDEF or type(value) not in (*_SCALARS, list, dict):
+    if value is _UNDEF or type(value) not in _TRUTH_TYPES:
         raise _Defer  # the sandbox's strict undefined fails an `if`
     return bool(value)
 
@@ -478,7 +479,9 @@ def _truth(value: Any) -> bool:
 def _path(path: tuple[str, ...], run: _Run) -> Any:
     name = path[0]
     obj: Any = _MISSING
-    for var, value in reversed(run.scopes):
+    scopes = run.scopes
+    for i in range(len(scopes) - 1, -1, -1):  # innermost first (indexes: mypyc fails on reversed() here)
+        var, value = scopes[i]
         if var == name:
             obj = value
             break
