@@ -406,39 +406,19 @@ def limit_sections(contract: Contract, counter: Counter, origin: Origin, section
     groups: dict[str, list[str]] = {}
     for wire, lost in lost_by_wire(contract.schema).items():
         groups.setdefault(limits_text(lost), []).append(wire)
-    out = []
-    for n, (text, wires) in enumerate(groups.items(), 1):
-        cond: dict = {"path": "provider", "op": "in", "value": wires}
-        if when is not None:
-            cond = {"all": [when, cond]}
-        out.append(
-            Section(
-                id=f"{section_id}.limits" + (f".{n}" if len(groups) > 1 else ""),
-                kind="static",
-                priority=50,
-                trim="never",
-                message="user",
-                stability="stable",
-                text=text,
-                tokens=counter.count(text),
-                when=cond,
-                origin=origin,
-            )
-        )
-    return out
+    return [
+        _wire_note(f"{section_id}.limits" + (f".{n}" if len(groups) > 1 else ""), text, wires, when, counter, origin)
+        for n, (text, wires) in enumerate(groups.items(), 1)
+    ]
 
 
-def native_fallback(
-    model: OutputContract, contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None
-) -> Section:
-    """For a native contract: the JSON format description, shown only on text and live wires
-    (they have no structured-output field). Placed right after the role's output section."""
-    text = format_text(model, "json", contract.schema, (contract.return_tool or {}).get("name", DEFAULT_TOOL))
-    cond: dict = {"path": "provider", "op": "in", "value": ["text", "live"]}
+def _wire_note(section_id: str, text: str, wires: list[str], when: dict | None, counter: Counter, origin: Origin) -> Section:
+    """A never-trimmed user note placed after the output section, shown only on `wires` (and under `when`)."""
+    cond: dict = {"path": "provider", "op": "in", "value": wires}
     if when is not None:
         cond = {"all": [when, cond]}
     return Section(
-        id=f"{section_id}.json",
+        id=section_id,
         kind="static",
         priority=50,
         trim="never",
@@ -449,3 +429,12 @@ def native_fallback(
         when=cond,
         origin=origin,
     )
+
+
+def native_fallback(
+    model: OutputContract, contract: Contract, counter: Counter, origin: Origin, section_id: str, when: dict | None
+) -> Section:
+    """For a native contract: the JSON format description, shown only on text and live wires
+    (they have no structured-output field). Placed right after the role's output section."""
+    text = format_text(model, "json", contract.schema, (contract.return_tool or {}).get("name", DEFAULT_TOOL))
+    return _wire_note(f"{section_id}.json", text, ["text", "live"], when, counter, origin)
