@@ -145,6 +145,19 @@ RULES_TEXT = SPEC["constraints"]["title"] + "\n" + SPEC["constraints"]["text"].r
 T_TASK, T_SUB, T_MEM, T_TOOLS = (SPEC[k]["title"] for k in ("task_state", "subtask", "memory", "tools"))
 
 
+# the workload's fixed texts, as the Jinja-based peers (prompt-poet, banks) read them
+TEMPLATE_CONSTANTS = {
+    "role_text": ROLE_TEXT,
+    "sep": SEP,
+    "t_task": T_TASK,
+    "t_mem": T_MEM,
+    "t_tools": T_TOOLS,
+    "output_text": OUTPUT_TEXT,
+    "rules_text": RULES_TEXT,
+    "to_json": json.dumps,
+}
+
+
 def subtask_text(st: dict) -> str:
     s = st["subtask"]
     return f"{T_SUB}\nID: {s['id']}\nDescription: {s['description']}\nAcceptance criteria: {s['acceptance_criteria']}"
@@ -286,16 +299,7 @@ def poet_adapters() -> dict[str, Callable[[dict, int], Output]]:
     folder = Path(tempfile.mkdtemp(prefix="poet-bench-"))
     (folder / "executor.yml.j2").write_text(POET_TEMPLATE, encoding="utf-8")
     loader = LocalFSTemplateLoader(str(folder / "executor.yml.j2"))
-    static = {
-        "role_text": ROLE_TEXT,
-        "sep": SEP,
-        "t_task": T_TASK,
-        "t_mem": T_MEM,
-        "t_tools": T_TOOLS,
-        "output_text": OUTPUT_TEXT,
-        "rules_text": RULES_TEXT,
-        "to_json": json.dumps,
-    }
+    static = dict(TEMPLATE_CONSTANTS)
 
     def render(st: dict, budget: int) -> Output:
         data = {**static, "task_state": st["task_state"], "subtask_text": subtask_text(st), "memory": st["memory"], "tools": st["tools"]}
@@ -441,16 +445,7 @@ def banks_adapters() -> dict[str, Callable[[dict, int], Output]]:
     rendered again with the kept items; the count reported is that sum."""
     from banks import Prompt
 
-    static = {
-        "role_text": ROLE_TEXT,
-        "sep": SEP,
-        "t_task": T_TASK,
-        "t_mem": T_MEM,
-        "t_tools": T_TOOLS,
-        "output_text": OUTPUT_TEXT,
-        "rules_text": RULES_TEXT,
-        "to_json": json.dumps,
-    }
+    static = dict(TEMPLATE_CONSTANTS)
 
     def adapter(template: str, chat: bool) -> Callable[[dict, int], Output]:
         prompt = Prompt(template)
