@@ -161,8 +161,8 @@ class BatchRenderer:
         self.max_tokens = max_tokens
         bundle = self.runtime.bundle(role)  # PM802 now, not on the first row
         info = None if model is None else self.runtime.models.lookup(model)  # PM502 now, with "did you mean"
-        if provider is None and info is not None and (info.wire or info.provider) in formats.PROVIDERS:
-            provider = info.wire or info.provider
+        if provider is None and info is not None and info.default_wire in formats.PROVIDERS:
+            provider = info.default_wire
         if provider is None and bundle.provider and bundle.provider not in formats.PROVIDERS:
             # never a silent switch of wire: the role is written for one that has no batch files
             raise ConfigError(

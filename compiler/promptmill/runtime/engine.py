@@ -244,7 +244,7 @@ class Runtime:
         `exact`, `estimate` or `estimated, ratio R for MODEL` (the batch summary says it once)."""
         info = None if model is None else self.models.lookup(model)
         bundle = self.bundle(role)
-        wire = get_wire(provider or ((info.wire or info.provider) if info is not None else bundle.provider))
+        wire = get_wire(provider or (info.default_wire if info is not None else bundle.provider))
         counted = self._ratio(bundle, wire, info)
         if counted.ratio != 1:
             return f"estimated, ratio {counted.ratio:g} for {counted.ratio_for}"
@@ -314,7 +314,7 @@ class Runtime:
         prepared = self.prepared(role) if info is None else self._prepared_for(role, info.tokenizer)
         bundle = prepared.bundle
         if provider is None:
-            provider = (info.wire or info.provider) if info is not None else bundle.provider
+            provider = info.default_wire if info is not None else bundle.provider
         wire = get_wire(provider)
         if event not in EVENTS:
             raise PromptmillError(f"unknown event '{event}'; expected one of: {', '.join(EVENTS)}", code="PM010")

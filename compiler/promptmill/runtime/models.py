@@ -67,6 +67,12 @@ class ModelInfo:
     origin: str = "promptmill"  # "promptmill" (shipped) or where the project row is
     wire: str = ""  # the wire a render for this id fits for unless one is given ("" : `provider`'s)
 
+    @property
+    def default_wire(self) -> str:
+        """The wire a render for this model fits for unless one is given: its own (`bedrock` for a
+        Bedrock id), else its provider's."""
+        return self.wire or self.provider
+
 
 def _prefix(pattern: str) -> str:
     return pattern[:-1] if pattern.endswith("*") else pattern
