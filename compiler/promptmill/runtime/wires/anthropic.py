@@ -117,6 +117,19 @@ class AnthropicWire(TurnsWire):
         return line["params"]
 
 
+class AnthropicPlatformWire(AnthropicWire):
+    """Claude on a cloud platform (Bedrock, Vertex AI): the Anthropic body with the platform's
+    `anthropic_version` first and no `model` (the platform names it in the URL)."""
+
+    family = "anthropic"
+    anthropic_version = ""  # the value the platform documents
+
+    def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
+        body = super().render(req, max_tokens=max_tokens)
+        body.pop("model", None)
+        return {"anthropic_version": self.anthropic_version, **body}
+
+
 def stable_tools(req: PromptRequest, decls: Sequence[Mapping[str, Any]]) -> int:
     """How many of the declarations open the payload's stable run: those of the native tools
     sections up to the first one that is not stable (all, with the contract's return tool, when

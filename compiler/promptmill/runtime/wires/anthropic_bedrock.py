@@ -15,27 +15,16 @@ InvokeModel body) and no `model`. The `anthropic` SDK's `AnthropicBedrock` adds 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .anthropic import AnthropicWire
-
-if TYPE_CHECKING:
-    from ..request import PromptRequest
+from .anthropic import AnthropicPlatformWire
 
 VERSION = "bedrock-2023-05-31"  # https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html
 
 
-class AnthropicBedrockWire(AnthropicWire):
+class AnthropicBedrockWire(AnthropicPlatformWire):
     name = "anthropic-bedrock"
     provider = "aws"
-    family = "anthropic"
+    anthropic_version = VERSION
     batch_limits = None  # Bedrock batch files are the `bedrock` wire's (their lines hold this body)
-
-    def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
-        """The InvokeModel body of Claude on Bedrock: `anthropic_version` first, no `model`."""
-        body = super().render(req, model=None, max_tokens=max_tokens)
-        body.pop("model", None)
-        return {"anthropic_version": VERSION, **body}
 
 
 WIRE = AnthropicBedrockWire()

@@ -19,28 +19,17 @@ files through its own job API, which promptmill does not write.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .anthropic import AnthropicWire
+from .anthropic import AnthropicPlatformWire
 from .base import BatchLimits
-
-if TYPE_CHECKING:
-    from ..request import PromptRequest
 
 VERSION = "vertex-2023-10-16"
 
 
-class AnthropicVertexWire(AnthropicWire):
+class AnthropicVertexWire(AnthropicPlatformWire):
     name = "anthropic-vertex"
     provider = "google"
-    family = "anthropic"
+    anthropic_version = VERSION
     batch_limits: BatchLimits | None = None  # no batch format (module docstring)
-
-    def render(self, req: PromptRequest, *, model: str | None = None, max_tokens: int | None = None) -> dict:
-        """The `rawPredict` body: the Anthropic body with `anthropic_version`, the model left to the URL."""
-        body = super().render(req, max_tokens=max_tokens)
-        body.pop("model", None)
-        return {"anthropic_version": VERSION, **body}
 
 
 WIRE = AnthropicVertexWire()
