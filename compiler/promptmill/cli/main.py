@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.boundary import environment_error
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.jsontypes import JSON
@@ -122,6 +123,10 @@ def handled(func: Callable[..., Any]) -> Callable[..., Any]:
                 if cause is not None:  # a failure being told when the reader went away is still told
                     _fail(cause)
                 raise click.exceptions.Exit(EXIT_OUTPUT_CLOSED) from None
+            found = environment_error(exc)  # the environment (git, disk, memory, a provider) is never a bug
+            if found is not None:
+                _fail(found)
+                sys.exit(1)
             if os.environ.get("PROMPTMILL_DEBUG"):
                 raise
             click.echo(

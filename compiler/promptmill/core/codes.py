@@ -53,6 +53,15 @@ CODES: dict[str, Code] = {
     "PM019": Code(
         "types-stale", "error", "the types module promptmill.yaml names is missing or differs from what `promptmill types` writes now"
     ),
+    "PM017": Code(
+        "path-outside",
+        "error",
+        "a file or folder is behind a symbolic link that leads out of the folder the command works in; it is neither read nor written",
+    ),
+    "PM020": Code("tool-missing", "error", "a program promptmill runs (git) is not installed or not on PATH"),
+    "PM021": Code("disk-refused", "error", "the disk refused a read or write: full, read-only, over quota, no permission, an I/O error"),
+    "PM022": Code("name-too-long", "error", "a file name is longer than the file system allows"),
+    "PM023": Code("out-of-memory", "error", "the machine ran out of memory"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),
@@ -170,6 +179,8 @@ CODES: dict[str, Code] = {
     "PM842": Code(
         "provider-cannot-express", "error", "the fitted request has a shape the provider's API cannot accept (e.g. no user message)"
     ),
+    "PM843": Code("provider-refused", "error", "a provider answered a request with an error: no or a wrong API key, no permission, a rate limit"),
+    "PM844": Code("provider-unreachable", "error", "a provider could not be reached, or did not answer within the timeout"),
     "PM850": Code("tokenizer-data", "error", "tokenizer data is missing or failed its integrity check"),
     "PM860": Code("reply-not-json", "error", "a model reply holds no parseable JSON"),
     "PM861": Code("reply-invalid", "error", "a model reply does not match the output contract"),
