@@ -31,6 +31,22 @@ from ..core.errors import TokenizerError
 
 PROVIDERS = ("openai", "anthropic", "gemini")
 
+# A calibration ratio (the model's tokens per token of the shipped encoding) outside these bounds is a typo or a
+# broken measurement, never a tokenizer: measured ratios of published tokenizers against o200k_base lie within
+# 0.8-1.6 (shared/research/landscape-2026-11.md, "exact tokenizers measured against tiktoken"). One bound for model
+# rows, promptmill.ratios.json and `promptmill counts --write`, so nothing writes what compile refuses.
+RATIO_MIN = 0.1
+RATIO_MAX = 10.0
+
+
+def ratio_problem(value: object) -> str | None:
+    """Why `value` cannot be a token ratio, or None when it can."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"a ratio is a number, not {type(value).__name__}"
+    if not RATIO_MIN <= value <= RATIO_MAX:  # also refuses nan (every comparison is false) and the infinities
+        return f"the ratio {value!r} is outside {RATIO_MIN}-{RATIO_MAX}"
+    return None
+
 # a Bedrock model id of Claude: an optional inference-profile region (`us.`, `eu.`, `apac.`, `us-gov.`,
 # `global.`...), `anthropic.`, the Claude id, a version suffix (`-v1:0`, `-v2`); AWS lists them on
 # https://docs.aws.amazon.com/bedrock/latest/userguide/models-supported.html and .../inference-profiles-support.html
