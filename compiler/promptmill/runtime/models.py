@@ -32,9 +32,11 @@ from ..core.errors import TokenizerError
 PROVIDERS = ("openai", "anthropic", "gemini")
 
 # A calibration ratio (the model's tokens per token of the shipped encoding) outside these bounds is a typo or a
-# broken measurement, never a tokenizer: measured ratios of published tokenizers against o200k_base lie within
-# 0.8-1.6 (shared/research/landscape-2026-11.md, "exact tokenizers measured against tiktoken"). One bound for model
-# rows, promptmill.ratios.json and `promptmill counts --write`, so nothing writes what compile refuses.
+# broken measurement, not a tokenizer: the shipped rows' ratios are 1.2 and 1.53 (data/models.json names their
+# sources), and a tenfold difference either way would mean a different unit, not a different vocabulary. The
+# same bound (0 < ratio <= 10) stood in compose/budgets.py for promptmill.ratios.json; here it gains a floor
+# so that 5e-324 cannot overflow a budget. One bound for model rows, promptmill.ratios.json and
+# `promptmill counts --write`, so nothing writes what compile refuses.
 RATIO_MIN = 0.1
 RATIO_MAX = 10.0
 
