@@ -91,7 +91,9 @@ def build(case: dict, tmp: Path) -> tuple[Path, Path]:
     for rel in case.get("outside_fifos") or []:
         os.mkfifo(outside / rel)
     for command in case.get("setup") or []:  # shell lines run in the project first (git init, commits, ...)
-        subprocess.run(_fill(command, project, outside), shell=True, cwd=project, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+        subprocess.run(
+            _fill(command, project, outside), shell=True, cwd=project, check=True, capture_output=True, env={**os.environ, **GIT_ENV}
+        )
     return project, outside
 
 
@@ -141,7 +143,9 @@ def test_hostile_case(path: Path, tmp_path: Path):
     assert "Traceback" not in said, tail
     assert "PM000" not in said, tail
     after_outside = picture(outside)
-    assert after_outside == before_outside, f"changed outside the project: {sorted(set(after_outside.items()) ^ set(before_outside.items()))}"
+    assert after_outside == before_outside, (
+        f"changed outside the project: {sorted(set(after_outside.items()) ^ set(before_outside.items()))}"
+    )
     assert elapsed < TIME_LIMIT, f"took {elapsed:.1f} s"
     assert peak < MEMORY_LIMIT, f"peak memory {peak / 2**20:.0f} MB"
     assert done.returncode == expect.get("exit", 1), tail

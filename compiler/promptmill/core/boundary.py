@@ -47,12 +47,14 @@ DISK_ERRNOS = {
     errno.EBUSY: "the file is busy",
 }
 
-_UNREACHABLE = ("APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout", "TimeoutException",
-                "EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError", "ConnectionError", "NetworkError")
-_REFUSED = ("AuthenticationError", "PermissionDeniedError", "RateLimitError", "BadRequestError", "NotFoundError",
-            "APIStatusError", "InternalServerError", "UnprocessableEntityError", "ClientError", "ServerError",
-            "NoCredentialsError", "APIError")
-_PROVIDER_MODULES = ("openai", "anthropic", "google", "httpx", "httpcore", "botocore", "boto3")
+_UNREACHABLE = frozenset(
+    {
+        "APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout", "TimeoutException",
+        "TransportError", "NetworkError", "EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError",
+        "RequestTimeoutError", "GatewayTimeoutError", "DeadlineExceededError", "ServiceUnavailableError",
+    }
+)  # fmt: skip
+_PROVIDER_MODULES = ("openai", "anthropic", "google", "httpx", "httpx2", "httpcore", "botocore", "boto3")
 
 
 def provider_timeout() -> float:
@@ -65,7 +67,9 @@ def provider_timeout() -> float:
             f"{PROVIDER_TIMEOUT_ENV}={raw!r} is not a number of seconds", code="PM010", hint="set it to e.g. 30, or unset it"
         ) from None
     if not 0 < value <= 3600:
-        raise PromptmillError(f"{PROVIDER_TIMEOUT_ENV}={raw!r} is out of range", code="PM010", hint="use a number of seconds between 0 and 3600")
+        raise PromptmillError(
+            f"{PROVIDER_TIMEOUT_ENV}={raw!r} is out of range", code="PM010", hint="use a number of seconds between 0 and 3600"
+        )
     return value
 
 
@@ -105,13 +109,14 @@ def _provider_error(exc: BaseException) -> PromptmillError | None:
     if module not in _PROVIDER_MODULES and not (names & {"APIConnectionError", "APIStatusError"}):
         return None
     detail = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-    if names & set(_UNREACHABLE):
+    if names & _UNREACHABLE:
         return PromptmillError(
             f"the provider could not be reached or did not answer in time: {detail}",
             code="PM844",
-            hint=f"check the network and the provider's address; the wait is {PROVIDER_TIMEOUT_ENV} seconds (default {DEFAULT_PROVIDER_TIMEOUT:.0f})",
+            hint=f"check the network and the provider's address; the wait is {PROVIDER_TIMEOUT_ENV} seconds"
+            f" (default {DEFAULT_PROVIDER_TIMEOUT:.0f})",
         )
-    if names & set(_REFUSED) or module in ("openai", "anthropic", "google", "botocore"):
+    if module in ("openai", "anthropic", "google", "botocore", "boto3") or "APIStatusError" in names:
         status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
         said = f" (HTTP {status})" if isinstance(status, int) else ""
         return PromptmillError(

@@ -179,7 +179,9 @@ CODES: dict[str, Code] = {
     "PM842": Code(
         "provider-cannot-express", "error", "the fitted request has a shape the provider's API cannot accept (e.g. no user message)"
     ),
-    "PM843": Code("provider-refused", "error", "a provider answered a request with an error: no or a wrong API key, no permission, a rate limit"),
+    "PM843": Code(
+        "provider-refused", "error", "a provider answered a request with an error: no or a wrong API key, no permission, a rate limit"
+    ),
     "PM844": Code("provider-unreachable", "error", "a provider could not be reached, or did not answer within the timeout"),
     "PM850": Code("tokenizer-data", "error", "tokenizer data is missing or failed its integrity check"),
     "PM860": Code("reply-not-json", "error", "a model reply holds no parseable JSON"),

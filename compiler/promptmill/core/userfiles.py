@@ -72,7 +72,8 @@ def check_inside(path: PathLike, root: PathLike, *, what: str = "file") -> Path:
     real = _real(path)
     if not real.is_relative_to(_real(root)):
         raise PathOutsideError(
-            f"{Path(path).as_posix()}: the {what} is behind a symbolic link that leads out of {Path(root).as_posix()} (to {real.as_posix()})",
+            f"{Path(path).as_posix()}: the {what} is behind a symbolic link that leads out of {Path(root).as_posix()}"
+            f" (to {real.as_posix()})",
             hint="promptmill reads and writes only inside the folder it works in; copy the file in, or remove the link",
         )
     return real
@@ -143,7 +144,9 @@ def read_text(path: PathLike, *, limit: int = DEFAULT_LIMIT, root: PathLike | No
 
 def too_large(shown: str, what: str, limit: int, size: int | None) -> PromptmillError:
     said = f"{size:,} bytes" if size is not None else "larger than that"
-    return PromptmillError(f"{shown}: the {what} is {said}; the limit is {limit:,} bytes", code="PM105", hint="promptmill reads files up to that size")
+    return PromptmillError(
+        f"{shown}: the {what} is {said}; the limit is {limit:,} bytes", code="PM105", hint="promptmill reads files up to that size"
+    )
 
 
 def reason(exc: OSError) -> str:
@@ -165,7 +168,8 @@ def _check_folder(folder: Path, root: Path, what: str) -> None:
         probe = probe.parent  # the deepest part that exists decides where new folders will land
     if not _real(probe).is_relative_to(real_root):
         raise PathOutsideError(
-            f"{folder.as_posix()}: the folder for the {what} is behind a symbolic link that leads out of {root.as_posix()} (to {_real(probe).as_posix()})",
+            f"{folder.as_posix()}: the folder for the {what} is behind a symbolic link that leads out of {root.as_posix()}"
+            f" (to {_real(probe).as_posix()})",
             hint="promptmill writes only inside the folder it works in; remove the link or name a folder inside it",
         )
 

@@ -49,6 +49,7 @@ def ratio_problem(value: object) -> str | None:
         return f"the ratio {value!r} is outside {RATIO_MIN}-{RATIO_MAX}"
     return None
 
+
 # a Bedrock model id of Claude: an optional inference-profile region (`us.`, `eu.`, `apac.`, `us-gov.`,
 # `global.`...), `anthropic.`, the Claude id, a version suffix (`-v1:0`, `-v2`); AWS lists them on
 # https://docs.aws.amazon.com/bedrock/latest/userguide/models-supported.html and .../inference-profiles-support.html
