@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .models import ModelInfo
 
 DEFAULT_TOKENIZER = "o200k_base"
+LONG_ENCODE_CHARS = 65_536  # a text this long is encoded once for the truncations of it that follow
 
 # SHA-256 of the official files; equal to `expected_hash` in tiktoken_ext/openai_public.py.
 SHIPPED_ENCODINGS: dict[str, str] = {
@@ -91,6 +92,7 @@ class TiktokenTokenizer:
         self.backend = "tiktoken" if fast is None else "quicktok"
         self._encode = encoding.encode_ordinary if fast is None else fast.encode_ordinary
         self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
+        self._last: tuple[str, list[int]] | None = None  # the last long text truncate encoded, and its ids
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Unpickled, it is the shared tokenizer of that name in the receiving process (which
@@ -98,13 +100,27 @@ class TiktokenTokenizer:
         return (get_tokenizer, (self.name,))
 
     def count(self, text: str) -> int:
+        if len(text) >= LONG_ENCODE_CHARS:  # a text this long is usually truncated next: encode it once for both
+            return len(self._ids(text))
         return self._count(text)
 
     def encode(self, text: str) -> list[int]:
         return self._encode(text)
 
-    def truncate(self, text: str, n: int, keep: str = "head") -> str:
+    def _ids(self, text: str) -> list[int]:
+        """The ids of `text`; a long text is encoded once for the truncations that follow (fitting
+        tries a few lengths of the same text), not once per try."""
+        if len(text) < LONG_ENCODE_CHARS:
+            return self._encode(text)
+        last = self._last
+        if last is not None and last[0] == text:
+            return last[1]
         tokens = self._encode(text)
+        self._last = (text, tokens)
+        return tokens
+
+    def truncate(self, text: str, n: int, keep: str = "head") -> str:
+        tokens = self._ids(text)
         if n >= len(tokens):
             return text
         if n <= 0:
