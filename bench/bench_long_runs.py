@@ -65,8 +65,8 @@ def scaling(size: int, runs: int) -> None:
     small, large = runs_of(size), runs_of(2 * size)
     for name, backend, tok in backends:
         for kind in small:
-            a = best(lambda t=small[kind]: tok._count(t), runs)
-            b = best(lambda t=large[kind]: tok._count(t), runs)
+            a = best(lambda t=small[kind], c=tok._count: c(t), runs)
+            b = best(lambda t=large[kind], c=tok._count: c(t), runs)
             print(f"   {name:<12} {backend:<9} {kind:<15} {a * 1000:8.1f} ms {b * 1000:8.1f} ms   ratio {b / a:4.2f}")
 
 

@@ -9,7 +9,6 @@ good render; compare shows the edit against the committed build.
 from __future__ import annotations
 
 import re
-
 import time
 
 import pytest
