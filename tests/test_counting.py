@@ -133,3 +133,44 @@ def test_remembered_soft_joins_give_the_full_encode_in_any_layout(name):
         parts = rng.choices(pool, k=rng.randint(2, 8))
         assert counter.count_parts(parts) == tok.count("".join(parts)), parts
     assert len(counter._joins) > 50
+
+
+# -- a long run without a split (issue 33) ------------------------------------------------------
+
+
+def _word(n: int, seed: int = 33) -> str:
+    rng = random.Random(seed)
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+
+
+def test_a_long_text_met_again_is_counted_once():
+    """A text over the count cache's key limit (a 1 MB word in a state) used to be encoded on
+    every use: once per wire of the preview, and again when assembled. The long-text memo
+    keeps the count; a new string of the same text is found too."""
+    from promptmill.runtime import counting
+
+    counter = Counter(get_tokenizer("o200k_base"))
+    word = _word(counting.MAX_KEY_CHARS + 5_000)
+    first = counter.count(word)
+    assert first == len(get_tokenizer("o200k_base").encode(word))
+    again = "".join([word[:10], word[10:]])  # equal text, another object
+    assert again is not word and counter.count(again) == first and counter.count(word) == first
+    assert counter.encoded_chars == len(word)
+    assert counter.count_parts(["Q: ", word]) == counter.count("Q: " + word)
+
+
+def test_the_long_text_memo_is_bounded(monkeypatch):
+    from promptmill.runtime import counting
+
+    monkeypatch.setattr(counting, "MAX_KEY_CHARS", 50)
+    counter = Counter(get_tokenizer("cl100k_base"), CountCache(max_key_chars=50))
+    texts = [_word(60 + i, seed=i) for i in range(counting.LONG_TEXTS + 3)]
+    for t in texts:
+        counter.count(t)
+    assert len(counter._long) == counting.LONG_TEXTS and counter._long_chars == sum(map(len, texts[-counting.LONG_TEXTS :]))
+    monkeypatch.setattr(counting, "LONG_CHARS", 200)
+    huge = _word(300, seed=99)
+    counter.count(huge)  # longer than the memo's whole size: counted, not kept
+    assert huge not in counter._long
+    counter.count(_word(70, seed=100))  # the next one kept pushes the oldest out down to the size
+    assert counter._long_chars == sum(map(len, counter._long)) <= 200

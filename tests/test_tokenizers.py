@@ -178,3 +178,25 @@ def test_approximate_tokenizer_is_reported_as_such(tmp_path):
     promptmill.compile(tmp_path)
     req = promptmill.load(tmp_path / "build").render("r")
     assert req.exact is False and "estimate" in req.explain()
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_a_long_text_is_encoded_once_for_its_count_and_its_truncations(name, monkeypatch):
+    """Fitting a long section counts it, then truncates it to a few lengths: one encode, not one per try."""
+    import random
+
+    from promptmill.runtime import tokenizers
+
+    tok = tokenizers.TiktokenTokenizer(name, get_tokenizer(name)._enc)  # a private instance: its memo is ours
+    rng = random.Random(7)
+    text = "".join(rng.choice("abcdefghij") for _ in range(tokenizers.LONG_ENCODE_CHARS + 1000))
+    calls = []
+    real = tok._encode
+    monkeypatch.setattr(tok, "_encode", lambda t: calls.append(len(t)) or real(t))
+    ids = get_tokenizer(name)._enc.encode_ordinary(text)
+    assert tok.count(text) == len(ids)
+    for n in (10, 500, 3000):
+        assert tok.truncate(text, n) == get_tokenizer(name)._enc.decode(ids[:n])
+        assert tok.truncate(text, n, "tail") == get_tokenizer(name)._enc.decode(ids[-n:])
+    assert calls == [len(text)]
+    assert tok.count("short text") == 2 and calls == [len(text)]  # a short text is not memoised

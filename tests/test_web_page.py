@@ -225,6 +225,10 @@ def test_state_errors_show_line_and_column_and_keep_the_render(starter_project, 
     assert page.is_visible("#stale")  # ...and says it is not updated
     page.fill("#state", "customer: {name: Ada}\nquestion: 42\n")
     page.wait_for_function("document.getElementById('state-error').textContent.includes('PM810')")
+    # a state that parses but does not fit the inputs: its state path, line and column, a caret under it
+    shown = page.text_content("#state-error")
+    assert shown.startswith("line 2, column 11 (state.question)\nstate: error[PM810]: "), shown
+    assert shown.endswith("\n\n2 | question: 42\n" + " " * 14 + "^"), shown
     page.fill("#state", "customer: {name: Ada}\nquestion: Why?\n")
     page.wait_for_selector("#state-error", state="hidden")
     assert "Ada asks: Why?" in page.text_content("#payload")
@@ -410,3 +414,27 @@ def test_a_tab_that_cannot_render_shows_its_error_alone(repo_page):
     page.click("#tabs button[data-provider=text]")  # and back: the text tab's render is whole again
     page.wait_for_function("document.getElementById('head').textContent.startsWith('executor → text   ')")
     assert page.is_visible("#panel-sections") and page.is_hidden("#render-error") and page.text_content("#payload")
+
+
+def test_a_single_info_is_called_an_info_not_a_warning(starter_project, preview_server, open_page):
+    role = starter_project / "prompts/roles/helpdesk.yaml"
+    role.write_text(role.read_text().replace("  reserve: 500\n", "  reserve: 500\n  tokenizer: approx\n"))
+    page = open_page(preview_server(starter_project, watch=False).url)
+    page.wait_for_selector("#diagnostics:not([hidden])")
+    shown = page.text_content("#diagnostics")
+    assert shown.startswith("1 info\nprompts/roles/helpdesk.yaml:"), shown
+    assert "warning" not in shown and "info[PM505]" in shown
+
+
+def test_only_the_tab_shown_is_rendered(starter_project, preview_server, open_page):
+    """Each keystroke renders the wire of the tab shown, not every wire; another tab is rendered when picked."""
+    page = open_page(preview_server(starter_project, watch=False).url)
+    bodies = []
+    page.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/render") else None)
+    page.click("#tabs button[data-provider=anthropic]")
+    page.wait_for_function("document.getElementById('payload-title').textContent.startsWith('anthropic payload')")
+    page.fill("#state", page.input_value("#state").replace("Ada", "Grace"))
+    page.wait_for_function("document.getElementById('payload').textContent.includes('Grace asks')")
+    assert bodies and all(b.get("wires") == ["anthropic"] for b in bodies), bodies
+    assert json.loads(page.text_content("#payload"))["model"]  # the anthropic body, not another wire's
+    assert page.get_attribute("#tabs button[data-provider=anthropic]", "aria-selected") == "true"

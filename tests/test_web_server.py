@@ -158,9 +158,10 @@ def test_render_errors_are_data(server):
 
 def test_render_has_every_provider(server, starter_project):
     state = (starter_project / "examples/helpdesk.state.yaml").read_text()
-    got = json.loads(request(server, "/api/render", method="POST", body={"role": "helpdesk", "state": state})[2])
+    asked = {"role": "helpdesk", "state": state, "wires": list(reversed(wires.WIRE_NAMES))}
+    got = json.loads(request(server, "/api/render", method="POST", body=asked)[2])
     assert got["provider"] == "openai"
-    assert list(got["views"]) == list(wires.WIRE_NAMES)  # one view per wire of the registry, in its order
+    assert list(got["views"]) == list(wires.WIRE_NAMES)  # one view per wire asked for, in the registry's order
     openai = got["views"]["openai"]
     assert openai["budget_line"] == "budget 3500: max_tokens 4000 - reserve 500"
     assert openai["budget_figures"] == {
@@ -405,11 +406,12 @@ def test_the_state_file_given_on_the_command_line_is_served_wherever_it_is(start
     assert "hunter2" in json.loads(request(server, "/api/state?path=" + outside.as_posix())[2])["text"]
 
 
-def test_an_example_state_that_is_a_fifo_is_answered_without_waiting_for_a_writer(starter_project, preview_server):
+def test_an_example_state_that_is_a_fifo_is_refused_without_waiting_for_a_writer(starter_project, preview_server):
+    """Read through core/userfiles: regular files only, a FIFO is named so at once (it used to be read as empty)."""
     os.mkfifo(starter_project / "examples" / "pipe.state.yaml")
     server = preview_server(starter_project, watch=False)
     got = json.loads(request(server, "/api/state?path=examples/pipe.state.yaml")[2])
-    assert got["text"] == "" and got["problem"] is None
+    assert got["error"]["code"] == "PM100" and "FIFO" in got["error"]["message"] and "text" not in got
 
 
 def test_a_client_that_stalls_mid_body_is_dropped_silently(starter_project, preview_server, monkeypatch, capfd):
@@ -442,7 +444,9 @@ def test_render_for_a_model_from_the_picker(server, starter_project):
     anthropic = got["views"]["anthropic"]
     assert anthropic["count_note"] == "estimated, ratio 1.53 for claude-opus-4-7" and anthropic["ratio"] == 1.53
     assert "estimated, ratio 1.53 for claude-opus-4-7" in anthropic["head"]
-    assert got["views"]["openai"]["count_note"] in ("exact", "estimate")  # the other tabs: the role's own model
+    assert list(got["views"]) == ["anthropic"]  # the tab shown: the model's provider
+    both = json.loads(request(server, "/api/render", method="POST", body={**body, "wires": ["openai", "anthropic"]})[2])
+    assert both["views"]["openai"]["count_note"] in ("exact", "estimate")  # the other tabs: the role's own model
     bad = json.loads(request(server, "/api/render", method="POST", body={**body, "model": "claud-opus-4-7"})[2])
     assert bad["error"]["code"] == "PM502" and "did you mean" in bad["error"]["hint"]
     cmp = json.loads(request(server, "/api/compare", method="POST", body={**body, "against": "build"})[2])
@@ -459,7 +463,7 @@ def test_the_project_names_the_tabs_and_whether_saves_reload(starter_project, pr
 
 def test_an_estimated_budget_names_each_of_its_numbers(server, starter_project):
     state = (starter_project / "examples/helpdesk.state.yaml").read_text()
-    body = {"role": "helpdesk", "state": state, "budget": 2000}
+    body = {"role": "helpdesk", "state": state, "budget": 2000, "wires": ["anthropic"]}
     anthropic = json.loads(request(server, "/api/render", method="POST", body=body)[2])["views"]["anthropic"]
     f = anthropic["budget_figures"]
     assert (f["set"], f["usable"], f["role"]) == (2000, anthropic["budget"], 3500)

@@ -8,10 +8,18 @@ spans a join (a *hard* join, see `Tokenizer.hard_join`), counts add up; around
 a soft join only a short region (from the last hard boundary before the join to
 the first one after it) is counted again. Tokenizers without hard-join rules
 (Hugging Face, approx) have no hard boundaries, so the whole text is counted.
+
+A text over `MAX_KEY_CHARS` (a 1 MB word in a state) is not kept in the count
+cache, whose entries are many and small, but in a memo of the last few long
+texts (`LONG_TEXTS`, `LONG_CHARS`): the same text met again (another wire of
+the preview, the same item fitted then assembled, the next keystroke) is
+counted once, not once per use. Counting a long run without a split is linear
+in its length with both backends (bench/bench_long_runs.py measures it).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 from .cache import GenerationalCache
@@ -25,7 +33,9 @@ MAX_DELTAS = 100_000
 MAX_DELTA_CHARS = 2_000_000
 MAX_DELTA_KEY_CHARS = 4_096
 MAX_JOIN_KEY_CHARS = 20_000  # count_parts remembers soft joins between pieces this long at most
-MAX_KEY_CHARS = 200_000  # text longer than this is counted but not cached
+MAX_KEY_CHARS = 200_000  # text longer than this is not kept in the count cache, but in the long-text memo
+LONG_TEXTS = 8  # the long-text memo: the last texts over MAX_KEY_CHARS counted, at most this many
+LONG_CHARS = 16_000_000  # ... and at most this many characters in all (a longer text is counted every time)
 
 
 class CountCache(GenerationalCache[str, int]):
@@ -71,6 +81,9 @@ class Counter:
         # ended in left) -> (count correction, where the region ended in right)
         self._joins: dict[tuple[str, str, int], tuple[int, int]] = {}
         self.join_chars = 0  # characters of the pieces the keys of _joins hold
+        self._long: dict[str, int] = {}  # the long-text memo, oldest first
+        self._long_chars = 0
+        self._long_lock = threading.Lock()
 
     def count(self, text: str) -> int:
         """Token count of `text` (cached)."""
@@ -79,11 +92,34 @@ class Counter:
             return value
         if not text:
             return 0
+        if len(text) > self.cache.max_key_chars:
+            return self._count_long(text)
         value = self.cache._old.get(text)
         if value is None:
             value = self._raw_count(text)
             self.encoded_chars += len(text)
         self.cache.put(text, value)
+        return value
+
+    def _count_long(self, text: str) -> int:
+        """A text too long for the count cache, counted once while it stays in the long-text memo."""
+        with self._long_lock:
+            value = self._long.pop(text, None)
+            if value is not None:
+                self._long[text] = value  # the most recent again
+                return value
+        value = self._raw_count(text)
+        self.encoded_chars += len(text)
+        if len(text) > LONG_CHARS:
+            return value
+        with self._long_lock:
+            if text not in self._long:
+                self._long[text] = value
+                self._long_chars += len(text)
+            while len(self._long) > LONG_TEXTS or self._long_chars > LONG_CHARS:
+                oldest = next(iter(self._long))
+                del self._long[oldest]
+                self._long_chars -= len(oldest)
         return value
 
     def _last_hard(self, text: str, floor: int) -> int:

@@ -31,6 +31,8 @@ import threading
 import types
 import unicodedata
 import warnings
+from array import array
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from .models import ModelInfo
 
 DEFAULT_TOKENIZER = "o200k_base"
+LONG_ENCODE_CHARS = 65_536  # a text this long is encoded once for the truncations of it that follow
 
 # SHA-256 of the official files; equal to `expected_hash` in tiktoken_ext/openai_public.py.
 SHIPPED_ENCODINGS: dict[str, str] = {
@@ -91,6 +94,7 @@ class TiktokenTokenizer:
         self.backend = "tiktoken" if fast is None else "quicktok"
         self._encode = encoding.encode_ordinary if fast is None else fast.encode_ordinary
         self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
+        self._last: tuple[str, Sequence[int]] | None = None  # the last long text encoded, and its ids (4 bytes each)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Unpickled, it is the shared tokenizer of that name in the receiving process (which
@@ -98,18 +102,33 @@ class TiktokenTokenizer:
         return (get_tokenizer, (self.name,))
 
     def count(self, text: str) -> int:
+        if len(text) >= LONG_ENCODE_CHARS:  # a text this long is usually truncated next: encode it once for both
+            return len(self._ids(text))
         return self._count(text)
 
     def encode(self, text: str) -> list[int]:
         return self._encode(text)
 
+    def _ids(self, text: str) -> Sequence[int]:
+        """The ids of `text`; a long text is encoded once for its count and the truncations that
+        follow (fitting tries a few lengths of the same text), not once per try. Kept compact
+        (an array of 4-byte ids): an 8 MB state's ids weigh 32 MB at most, not ten times that."""
+        if len(text) < LONG_ENCODE_CHARS:
+            return self._encode(text)
+        last = self._last
+        if last is not None and last[0] == text:
+            return last[1]
+        tokens = array("I", self._encode(text))
+        self._last = (text, tokens)
+        return tokens
+
     def truncate(self, text: str, n: int, keep: str = "head") -> str:
-        tokens = self._encode(text)
+        tokens = self._ids(text)
         if n >= len(tokens):
             return text
         if n <= 0:
             return ""
-        part = tokens[:n] if keep == "head" else tokens[len(tokens) - n :]
+        part = list(tokens[:n] if keep == "head" else tokens[len(tokens) - n :])
         raw = self._enc.decode_bytes(part)
         # A token may end (head) or start (tail) inside a UTF-8 sequence: drop the
         # partial character rather than emit a replacement character.

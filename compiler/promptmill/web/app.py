@@ -8,8 +8,11 @@ handful of small JSON requests, and one long-lived event stream per open page
     GET  /static/NAME       app.js, app.css: only the files in STATIC, from the package
     GET  /api/project       roles, example state files, models, the providers (tabs), the starting role and state
     GET  /api/state?path=P  the text of one listed example state file
-    POST /api/render        {role, state, budget, provider, model} -> views per provider, or an error
+    POST /api/render        {role, state, budget, provider, model, wires} -> the views of `wires` (default:
+                            the provider rendered), or an error
     POST /api/compare       {role, state, budget, provider, model, against, other} -> diff and deltas
+
+Each field's type is checked first (`fields.py`): a wrong one is 400 PM010 naming the field.
     GET  /api/events        server-sent events: a `status` after every recompile
 
 Every request is first checked by `guard.refusal` (403 when the Host or
@@ -38,8 +41,9 @@ from ..core.errors import ConfigError
 from ..core.jsontypes import JSON
 from ..source.statefile import MAX_STATE_FILE_BYTES, read_state
 from ..watch import Watcher
+from .fields import FieldError, compare_request, render_request, state_query
 from .origin import refusal
-from .session import Session, wire_names
+from .session import Session, error_data, wire_names
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -59,14 +63,6 @@ CSP = (
 
 def _static(name: str) -> bytes:
     return resources.files(__package__).joinpath("static", name).read_bytes()
-
-
-def _int_or_none(value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ValueError(value)
-    return int(value)
 
 
 class PreviewServer(ThreadingHTTPServer):
@@ -229,7 +225,11 @@ class _Handler(BaseHTTPRequestHandler):
             elif path == "/api/project":
                 self._json(self.server.project_data())
             elif path == "/api/state":
-                name = parse_qs(url.query).get("path", [""])[0]
+                try:
+                    name = state_query(parse_qs(url.query, keep_blank_values=True))
+                except FieldError as exc:
+                    self._json({"error": error_data(exc)}, 400)
+                    return
                 self._json(self.server.session.read_example(name))
             elif path == "/api/events":
                 self._events()
@@ -267,38 +267,23 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             body = json.loads(data or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("not an object")
-            role = str(body.get("role") or "")
-            state = body.get("state") or ""
-            if not isinstance(state, str):
-                raise ValueError("state must be text")
-            budget = _int_or_none(body.get("budget"))
-            provider = body.get("provider") or None
-            model = body.get("model") or None
-            if model is not None and not isinstance(model, str):
-                raise ValueError("model must be text")
-        except (ValueError, UnicodeDecodeError) as exc:
-            self._json({"error": {"code": "PM010", "message": f"bad request: {exc}", "hint": None}}, 400)
+            if path == "/api/render":
+                fields = render_request(body, wire_names())
+            else:
+                fields = compare_request(body)
+        except FieldError as exc:
+            self._json({"error": error_data(exc)}, 400)
+            return
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            self._json({"error": {"code": "PM010", "message": f"bad request: the body is not JSON: {exc}", "hint": None}}, 400)
             return
         try:
             s = self.server.session
             if path == "/api/render":
-                self._json(s.render(role, state, budget=budget, provider=provider, model=model))
+                self._json(s.render(**fields))
             else:
-                against = "state" if body.get("against") == "state" else "build"
-                other = body.get("other")
-                self._json(
-                    s.compare(
-                        role,
-                        state,
-                        budget=budget,
-                        provider=provider,
-                        model=model,
-                        against=against,
-                        other_state=other if isinstance(other, str) else "",
-                    )
-                )
+                other = fields.pop("other")
+                self._json(s.compare(**fields, other_state=other))
         except (BrokenPipeError, ConnectionResetError):
             pass
         except Exception as exc:

@@ -33,27 +33,39 @@ from typing import Any
 # promptmill internals this module uses (kept together for the subpackage move)
 from ..compiling.workspace import Workspace
 from ..core.diagnostics import Diagnostic
-from ..core.errors import PromptmillError
+from ..core.errors import PromptmillError, StateError
+from ..core.userfiles import read_bytes as read_user_file
 from ..runtime import wires
 from ..runtime.bundle import RoleBundle
 from ..runtime.engine import Runtime
 from ..runtime.explain import budget_sum, dropped_entry, shown_reason
 from ..runtime.request import PromptRequest, RenderedSection
 from ..source.examples import MAX_EXAMPLES, find_examples
-from ..source.statefile import MAX_STATE_FILE_BYTES, read_bounded, read_state, read_state_stream
+from ..source.loader import load_data_bytes
+from ..source.statefile import MAX_STATE_FILE_BYTES, read_state_stream
 from .itemlabels import dropped_items
+from .statepos import MAX_PLACES, state_places
 
 NOTE_ITEMS = 3  # dropped items a section's note names; the dropped list names them all
 STATE_NAME = "state"  # how the page's state is named in error messages: state:LINE:COL
 _POSITION = re.compile(r"^(?P<name>[^:\n]*):(?P<line>\d+):(?P<col>\d+): ")
 
 
-def error_data(exc: PromptmillError) -> dict[str, Any]:
-    """A promptmill error as data; `line`/`col` when the message starts with `name:line:col:`."""
+def error_data(exc: PromptmillError, state_text: str | None = None) -> dict[str, Any]:
+    """A promptmill error as data; `line`/`col` when the message starts with `name:line:col:`,
+    or, for a state that parsed but does not fit the role's inputs (a `StateError`), where in
+    `state_text` its first state path stands (`path`, and `places`: each path with its line:col)."""
     out: dict[str, Any] = {"code": exc.code, "message": exc.message, "hint": exc.hint}
     m = _POSITION.match(exc.message)
     if m:
         out["line"], out["col"] = int(m["line"]), int(m["col"])
+    elif isinstance(exc, StateError) and exc.errors and state_text is not None:
+        places = state_places(state_text, [path for path, _ in exc.errors[:MAX_PLACES]], name=STATE_NAME)
+        first = places[0]
+        out["path"] = first["path"]
+        if first.get("line"):
+            out["line"], out["col"] = first["line"], first["col"]
+        out["places"] = places
     return out
 
 
@@ -270,20 +282,25 @@ class Session:
         return found[:MAX_EXAMPLES]
 
     def read_example(self, name: str) -> dict[str, Any]:
-        """The text of a listed example state file (nothing else is served)."""
+        """The text of a listed example state file (nothing else is served), read through the
+        file guard (`core/userfiles`): a regular file only (a FIFO or a device is refused at once,
+        never waited on), at most `MAX_STATE_FILE_BYTES`, and, for an example found in the
+        project, not through a link out of it (the `--state` file is the user's own choice)."""
         if name not in self.examples():
             return {"error": {"code": "PM813", "message": f"state file {name}: not one of the project's example states", "hint": None}}
         path = self.root / name if not os.path.isabs(name) else Path(name)
+        chosen = self.state_file is not None and path.resolve() == self.state_file
         try:
-            read_state(path)  # the file's own checks: size, encoding, syntax (errors are shown, text too)
+            raw = read_user_file(path, limit=MAX_STATE_FILE_BYTES, root=None if chosen else self.root, what="state file")
+        except PromptmillError as exc:
+            return {"error": error_data(exc)}
+        try:  # the file's own checks, on the bytes read: encoding, syntax (errors are shown, the text too)
+            if raw.strip():
+                load_data_bytes(raw, name, json_text=path.suffix.lower() == ".json", max_bytes=MAX_STATE_FILE_BYTES)
             problem = None
         except PromptmillError as exc:
             problem = error_data(exc)
-        try:  # bounded, and without waiting for a writer: the file may be huge, a FIFO or a device
-            text = read_bounded(path, MAX_STATE_FILE_BYTES)[:MAX_STATE_FILE_BYTES].decode("utf-8", errors="replace")
-        except PromptmillError as exc:
-            return {"error": error_data(exc)}
-        return {"path": name, "text": text, "problem": problem}
+        return {"path": name, "text": raw.decode("utf-8", errors="replace"), "problem": problem}
 
     # -- renders ----------------------------------------------------------------
     def _runtime(self) -> Runtime:
@@ -303,26 +320,38 @@ class Session:
         return [info.pattern.rstrip("*") for info in table.rows()]
 
     def render(
-        self, role: str, state_text: str, *, budget: int | None = None, provider: str | None = None, model: str | None = None
+        self,
+        role: str,
+        state: str,
+        *,
+        budget: int | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+        wires: Iterable[str] | None = None,
     ) -> dict[str, Any]:
-        """Every provider's render of `role` with the state text: views, or errors as data. With
-        `model`, the model's provider is rendered for that model and the others for the role's."""
+        """The views of `role` rendered with the state text for each of `wires` (default: the
+        provider rendered, the role's or `provider`/`model`'s): the page asks for the tab it
+        shows, not every wire on every keystroke. With `model`, the model's provider is
+        rendered for that model and the others for the role's. Errors are data."""
         out: dict[str, Any] = {"status": self.status()}
         try:
             runtime = self._runtime()
-            state = parse_state(state_text)
+            data = parse_state(state)
             runtime.bundle(role)  # an unknown role first: it is the likelier mistake
-            main = runtime.render(role, state, budget=budget, provider=provider, model=model)
+            main = runtime.render(role, data, budget=budget, provider=provider, model=model)
         except PromptmillError as exc:
-            out["error"] = error_data(exc)
+            out["error"] = error_data(exc, state)
             return out
         out["provider"] = main.provider
         out["model"] = main.model
         bundle = runtime.bundle(role)
         views: dict[str, Any] = {}
-        for name in wire_names():
+        asked = [main.provider] if wires is None else list(wires)
+        for name in wire_names():  # in the registry's order
+            if name not in asked:
+                continue
             try:
-                req = main if name == main.provider else runtime.render(role, state, budget=budget, provider=name)
+                req = main if name == main.provider else runtime.render(role, data, budget=budget, provider=name)
                 views[name] = view(req, bundle)
             except PromptmillError as exc:
                 views[name] = {"error": error_data(exc)}
@@ -345,7 +374,7 @@ class Session:
     def compare(
         self,
         role: str,
-        state_text: str,
+        state: str,
         *,
         budget: int | None = None,
         provider: str | None = None,
@@ -354,19 +383,21 @@ class Session:
         model: str | None = None,
     ) -> dict[str, Any]:
         """The current render against the committed build or another state: text diff, token deltas."""
+        text = state  # the state text an error is positioned in
         try:
             runtime = self._runtime()
-            state = parse_state(state_text)
-            after = runtime.render(role, state, budget=budget, provider=provider, model=model)
+            data = parse_state(state)
+            after = runtime.render(role, data, budget=budget, provider=provider, model=model)
             if against == "build":
-                before = self._build_runtime().render(role, state, budget=budget, provider=after.provider, model=model)
+                before = self._build_runtime().render(role, data, budget=budget, provider=after.provider, model=model)
                 label = "committed build"
             else:
-                other = parse_state(other_state or "")
+                text = other_state or ""
+                other = parse_state(text)
                 before = runtime.render(role, other, budget=budget, provider=after.provider, model=model)
                 label = "other state"
         except PromptmillError as exc:
-            return {"error": error_data(exc)}
+            return {"error": error_data(exc, text)}
         return compare_data(before, after, label)
 
 

@@ -42,7 +42,8 @@ async function api(path, body) {
 
 function errorText(e, what) {
   let text = (what ? what + ": " : "") + "error[" + e.code + "]: " + e.message;
-  if (e.line) text = "line " + e.line + ", column " + e.col + "\n" + text;
+  if (e.line) text = "line " + e.line + ", column " + e.col + (e.path ? " (" + e.path + ")" : "") + "\n" + text;
+  else if (e.path) text = e.path + "\n" + text;
   if (e.hint) text += "\n    hint: " + e.hint;
   return text;
 }
@@ -64,7 +65,11 @@ async function init() {
   fillPickers();
   for (const p of app.project.providers) {  // the wire registry's names, from the server
     const b = el("button", { type: "button", role: "tab", "data-provider": p, text: p });
-    b.addEventListener("click", () => { app.tab = p; draw(); if (app.compareOn) compare(); });  // compare follows the tab
+    b.addEventListener("click", () => {  // only the tab shown is rendered: another tab is asked for when picked
+      app.tab = p;
+      if (app.data && !app.data.views[p]) render(); else draw();
+      if (app.compareOn) compare();  // compare follows the tab
+    });
     ui.tabs.append(b);
   }
   showStatus(app.project.status);
@@ -151,7 +156,9 @@ async function render() {
   try {
     const seq = ++app.seq;
     const role = app.role;
-    const data = await api("/api/render", { role: role, state: ui.state.value, budget: app.budget, model: app.model || null });
+    const body = { role: role, state: ui.state.value, budget: app.budget, model: app.model || null };
+    if (app.tab) body.wires = [app.tab];  // the tab shown, not every wire on every keystroke
+    const data = await api("/api/render", body);
     // a render asked for before the role changed never draws over the new role's page
     if (seq === app.seq && role === app.role) show(data);
   } finally {
@@ -176,7 +183,10 @@ function show(data) {
   showError($("state-error"), null);
   showError($("render-error"), null);
   app.data = data;
-  if (!app.tab || !data.views[app.tab]) app.tab = data.provider;
+  if (!app.tab || !data.views[app.tab]) {
+    if (app.tab && app.again) return;  // an answer for the tab shown before: the one for this tab is coming
+    app.tab = data.provider;
+  }
   draw();
   document.body.dataset.rendered = String(app.seq);
   if (!document.body.dataset.firstRenderMs) document.body.dataset.firstRenderMs = performance.now().toFixed(0);
@@ -285,13 +295,21 @@ function showStatus(st) {
   const box = $("diagnostics");
   const diags = st.diagnostics || [];
   if (!diags.length) { box.hidden = true; box.textContent = ""; return; }
-  const errors = diags.filter((d) => d.severity === "error").length;
-  const lines = [st.ok ? diags.length + " warning(s)" : errors + " error(s) in the templates; showing the last good render"];
+  const lines = [severities(diags) + (st.ok ? "" : " in the templates; showing the last good render")];
   for (const d of diags) {
     lines.push(d.file + ":" + d.line + ":" + d.col + ": " + d.severity + "[" + d.code + "] " + d.message + (d.hint ? "\n    hint: " + d.hint : ""));
   }
   box.hidden = false;
   box.textContent = lines.join("\n");
+}
+
+function severities(diags) {  // "1 error, 2 warnings, 1 info": each severity counted, in that order
+  const parts = [];
+  for (const [sev, one, many] of [["error", "error", "errors"], ["warning", "warning", "warnings"], ["info", "info", "infos"]]) {
+    const n = diags.filter((d) => d.severity === sev).length;
+    if (n) parts.push(n + " " + (n === 1 ? one : many));
+  }
+  return parts.join(", ");
 }
 
 // -- live updates -------------------------------------------------------------------
