@@ -108,7 +108,7 @@ class Wire:
                 return None
             if "method" in got and "id" in got:
                 self.send({"jsonrpc": "2.0", "id": got["id"], "result": None})
-            elif got.get("id") == msg_id:
+            elif "method" not in got and got.get("id") == msg_id:
                 return got
         return None
 

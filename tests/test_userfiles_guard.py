@@ -24,7 +24,9 @@ MODULE_CALLS = {
 }
 
 # module (relative to the package) -> (calls, why it may make them itself)
-REVIEWED: dict[str, tuple[int, str]] = {}
+REVIEWED: dict[str, tuple[int, str]] = {
+    "lsp/__init__.py": (1, "os.fdopen of a duplicate of file descriptor 1: the protocol's own output stream, no user path"),
+}
 
 
 def file_calls(tree: ast.AST) -> list[tuple[int, str]]:

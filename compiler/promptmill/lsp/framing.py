@@ -114,7 +114,7 @@ class Framer:
 
     @staticmethod
     def _fields(block: bytes) -> dict[bytes, bytes] | None:
-        fields = {}
+        fields: dict[bytes, bytes] = {}
         for line in block.split(b"\n"):
             m = _FIELD.match(line.rstrip(b"\r"))
             if m is None:
