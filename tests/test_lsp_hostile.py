@@ -19,6 +19,7 @@ A case (YAML, see tests/cases/hostile/lsp/README.md):
       - expect: {id: 3, result: null}                   # or that exact result (`result: any`: any result)
       - open_big: {path: prompts/big.yaml, megabytes: 50}
       - keystrokes: {path: prompts/big.yaml, count: 20, line: 500000, probe: {...request...}, within: 1.0}
+      # (full: true and megabytes: 50 send the whole text on each keystroke instead of one character)
     stderr_says: [framing]                  # each must be on the server's stderr
     ends: false                             # true: the server is expected to end by itself
 
@@ -132,9 +133,13 @@ def _step(w: Wire, step: Any, project: Path, outside: Path, timings: list[float]
         )
     elif kind == "keystrokes":
         uri = (project / arg["path"]).as_uri()
+        whole = _big_text(arg["megabytes"]) if arg.get("full") else ""
         for n in range(arg["count"]):
             at = {"line": arg["line"], "character": 2}
-            change = {"range": {"start": at, "end": at}, "text": "y"}
+            change: dict[str, Any] = {"range": {"start": at, "end": at}, "text": "y"}
+            if whole:  # a client that sends the whole text on every keystroke
+                whole = whole[:40] + "y" + whole[40:]
+                change = {"text": whole}
             w.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": n + 2}, "contentChanges": [change]})
             time.sleep(arg.get("pause", 0.05))
             probe = {**arg["probe"], "id": f"probe-{n}"}

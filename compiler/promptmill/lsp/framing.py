@@ -164,13 +164,10 @@ class Framer:
                 return self._take(nxt.start())
             if size is not None and len(self.buf) >= size:
                 body, rest = (self.buf, bytearray()) if len(self.buf) == size else (self.buf[:size], self.buf[size:])
-                self.buf = bytearray()  # a big buffer is let go before its text is decoded
-                value = self._decode(body)
+                self.buf = bytearray()
+                value = self._decode_owned(body, rest)
                 if not isinstance(value, ParseError):
-                    self.buf = rest
                     return value
-                self.buf = body + rest
-                del body
                 longer = self._whole_value()  # a short length: the JSON goes on past it
                 if longer is not None:
                     self.report(f"a Content-Length of {size:,} bytes, but the message is longer")
@@ -212,8 +209,22 @@ class Framer:
         del self.buf[:end]
         return value
 
+    def _decode_owned(self, body: bytearray, rest: bytearray) -> Any:
+        """`_decode` that lets the bytes go before the JSON is parsed (a 50 MB body is held once, not
+        three times); the buffer is `rest` after a value, `body + rest` after a ParseError."""
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            self.buf = body + rest
+            return ParseError("the message is not UTF-8")
+        body.clear()
+        del body
+        value = self._decode(text)
+        self.buf = rest if not isinstance(value, ParseError) else bytearray(text.encode("utf-8")) + rest
+        return value
+
     @staticmethod
-    def _decode(body: bytes | bytearray) -> Any:
+    def _decode(body: str | bytes | bytearray) -> Any:
         try:
             return json.loads(body)
         except (ValueError, RecursionError) as exc:

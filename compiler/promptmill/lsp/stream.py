@@ -140,11 +140,11 @@ def _handle(protocol: JsonRPCProtocol, data: dict[str, Any], msg_id: Any) -> Non
 
 
 async def _serve(server: PromptmillServer, fd: int) -> None:
-    """Messages come from a daemon thread (it may sit in a read when `exit` ends the process), a few at a
-    time: the queue is short, so an editor that floods the server waits for it instead of filling memory."""
+    """Messages come from a daemon thread (it may sit in a read when `exit` ends the process), one at a
+    time: the queue holds one, so an editor that floods the server waits for it instead of filling memory."""
     framer = Framer(fd, lambda text: say(f"framing: {text}"))
     loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[Any] = asyncio.Queue(maxsize=4)
+    inbox: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
 
     def read() -> None:
         while True:
@@ -156,11 +156,13 @@ async def _serve(server: PromptmillServer, fd: int) -> None:
             except OSError as exc:
                 data = None
                 say(f"cannot read the input: {exc}")
+            ended = data is None
             try:
                 asyncio.run_coroutine_threadsafe(inbox.put(data), loop).result()
             except Exception:  # the loop is gone: the server is ending
                 return
-            if data is None:
+            del data  # not held while the next message is read (a 50 MB buffer's text)
+            if ended:
                 return
 
     threading.Thread(target=read, name="lsp-reader", daemon=True).start()
@@ -170,6 +172,7 @@ async def _serve(server: PromptmillServer, fd: int) -> None:
         if data is None:
             break
         dispatch(server.protocol, data)
+        del data
         await asyncio.sleep(0)  # let handlers and the lint run between messages
 
 
