@@ -5,6 +5,7 @@ Each test opens buffers, edits them without saving, and waits for what the serve
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 import time
@@ -15,7 +16,7 @@ import pytest
 pytest.importorskip("pytest_lsp", reason="the language server tests need the dev extra (pytest-lsp)")
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pytest_lsp import client_capabilities, make_test_lsp_client
 
 ROLE = "kind: role\nid: r\ncontext:\n  system: [greet]\nsections:\n  - id: a\n    text: Answer.\n"
@@ -414,3 +415,110 @@ def test_hover_on_a_section_and_on_the_budget(make_project):
         assert line.startswith("budget 900: max_tokens 1000 - reserve 100") and "tokens used with `examples/r.state.yaml`" in line, line
 
     run(root, body)
+
+
+def test_rename_refuses_what_is_not_a_valid_id_or_is_taken(project):
+    """A rename to '', 'a b', '../x', text with a line break, or an id some template has is an InvalidParams
+    error with the reason (it used to return a WorkspaceEdit); nothing is renamed."""
+
+    async def body(s: Session) -> None:
+        uri = await _linted(s)
+        where = types.Position(line=3, character=12)
+        for new, says in [
+            ("", "empty"),
+            ("a b", "not a valid id"),
+            ("../x", "not a valid id"),
+            ("salute\n", "not a valid id"),
+            ("r", "already exists"),
+        ]:
+            with pytest.raises(JsonRpcInvalidParams) as refused:
+                await s.client.text_document_rename_async(
+                    types.RenameParams(text_document=types.TextDocumentIdentifier(uri), position=where, new_name=new)
+                )
+            assert "cannot rename 'greet'" in str(refused.value) and says in str(refused.value), (new, str(refused.value))
+        edit = await s.client.text_document_rename_async(
+            types.RenameParams(text_document=types.TextDocumentIdentifier(uri), position=where, new_name="team/salute")
+        )
+        assert sorted(edit.changes) == sorted([uri, s.uri("prompts/f.yaml")])
+
+    run(project, body)
+
+
+def test_definition_inside_constraints_offers_the_constraint_set_only(make_project):
+    role = ROLE + "  - id: rules\n    constraints: [executor]\n"
+    root = make_project(
+        {
+            "promptmill.yaml": "prompts: prompts\n",
+            "prompts/r.yaml": role,
+            "prompts/f.yaml": FRAGMENT,
+            "prompts/roles/executor.yaml": "kind: role\nid: executor\nsections:\n  - id: a\n    text: Do it.\n",
+            "prompts/constraints/executor.yaml": "kind: constraints\nid: executor\nrules:\n  - id: short\n    text: Be short.\n",
+        }
+    ).resolve()
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/r.yaml", role.replace("[greet]", "[nope]"))
+        await s.until(lambda d: codes(d, uri) == ["PM302"], "the first lint")
+        s.change(uri, role)
+        await s.until(lambda d: cleared(d, uri), "the fix")
+        line = role.splitlines().index("    constraints: [executor]")
+        found = await s.client.text_document_definition_async(
+            types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(line=line, character=20))
+        )
+        assert [loc.uri for loc in found] == [s.uri("prompts/constraints/executor.yaml")]
+        role_file = s.open("prompts/roles/executor.yaml")
+        found = await s.client.text_document_definition_async(  # on a role's own `id:` line: the role
+            types.DefinitionParams(types.TextDocumentIdentifier(role_file), types.Position(line=1, character=6))
+        )
+        assert [loc.uri for loc in found] == [role_file]
+
+    run(root, body)
+
+
+def test_a_buffer_over_the_limit_is_not_followed_until_its_whole_text_comes_back(project):
+    """Over MAX_DOCUMENT a buffer gets one PM105 and its keystrokes are not applied; a whole text under the
+    limit is analysed again."""
+
+    async def body(s: Session) -> None:
+        uri = s.open("prompts/f.yaml", FRAGMENT + "# " + "x" * 3_000_000 + "\n")
+        await s.until(lambda d: codes(d, uri) == ["PM105"], "PM105 for a buffer over the limit")
+        assert "not analyse" in s.client.diagnostics[uri][0].message
+        at = types.Position(line=0, character=0)
+        s.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=2, uri=uri),
+                [types.TextDocumentContentChangePartial(range=types.Range(at, at), text="x")],
+            )
+        )
+        await s.answers()
+        hover = await s.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=1, character=5))
+        )
+        assert hover is None  # nothing is analysed in it
+        s.versions[uri] = 2
+        s.change(uri, FRAGMENT)
+        await s.until(lambda d: cleared(d, uri), "cleared once the whole text is under the limit")
+
+    run(project, body)
+
+
+def test_a_never_opened_fifo_or_device_is_not_read(project, tmp_path_factory):
+    pipe = tmp_path_factory.mktemp("outside") / "pipe.yaml"
+    os.mkfifo(pipe)
+
+    async def body(s: Session) -> None:
+        for uri in (pipe.as_uri(), "file:///dev/zero"):
+            got = await asyncio.wait_for(
+                s.client.text_document_hover_async(
+                    types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=0, character=0))
+                ),
+                5,
+            )
+            assert got is None
+        role = s.uri("prompts/r.yaml")  # a never-opened regular file inside the workspace is read from disk
+        got = await s.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(role), types.Position(line=3, character=12))
+        )
+        assert got is None or "greet" in got.contents.value
+
+    run(project, body)

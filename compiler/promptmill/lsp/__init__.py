@@ -1,6 +1,7 @@
 """`promptmill lsp`: a Language Server Protocol server over stdio (pygls), docs/editors.md.
 
 The only importer of pygls and lsprotocol; it reuses `Workspace` (compile and lint), never a copy of them.
+Its limits and what it reads: docs/hostile-lsp.md.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ __all__ = ["serve_stdio"]
 
 
 def serve_stdio() -> None:
-    """Run the language server on stdin/stdout until the editor asks it to exit.
+    """Run the language server on stdin/stdout until the editor asks it to exit (or the input ends).
 
     The protocol gets its own copies of the two streams; file descriptor 1 is pointed at stderr
-    meanwhile, so that nothing printed by accident can corrupt the protocol's stream."""
+    meanwhile, so that nothing printed by accident can corrupt the protocol's stream. Messages are
+    read by `stream.serve` (framing repaired or skipped, every request answered), not by pygls."""
     from .server import build_server
+    from .stream import serve
 
     sys.stdout.flush()
-    stdin, stdout = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
+    stdin_fd, stdout = os.dup(0), os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    build_server().start_io(stdin=stdin, stdout=stdout)
+    code = serve(build_server(), stdin_fd, stdout)
+    if code:
+        raise SystemExit(code)

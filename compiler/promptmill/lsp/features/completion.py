@@ -62,3 +62,19 @@ def complete_ids(index: Index | None, text: str, position: types.Position) -> li
         where = f"{template.layer.name} {template.pos('id')}" if template is not None else ""
         items.append(types.CompletionItem(label=tid, kind=types.CompletionItemKind.Reference, detail=f"{kind} · {where}"))
     return items
+
+
+_KIND_LINE = re.compile(r"^kind:\s*[\"']?(\w+)", re.MULTILINE)
+
+
+def kind_at(text: str, position: types.Position) -> str | None:
+    """The template kind of the id at `position` by where it stands: the key it is the value of
+    (`constraints: [...]` holds constraint sets, `extends:` a role, ...), or, on the top-level `id:`
+    line, the file's own `kind:`; None when the place does not say."""
+    lines = text.splitlines()
+    if not 0 <= position.line < len(lines):
+        return None
+    if re.match(r"id:\s", lines[position.line]) and position.character >= 3:
+        m = _KIND_LINE.search(text)
+        return m.group(1) if m and m.group(1) in _KIND_OF_KEY.values() else None
+    return expected_kind(text, position)

@@ -1,4 +1,5 @@
-"""Go to definition: the id under the cursor -> the template that defines it, for every kind that has it."""
+"""Go to definition: the id under the cursor -> the template that defines it, of the kind its place asks for
+(an id inside `constraints: [...]` is a constraint set, never the role of the same name)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from lsprotocol import types
 from ...compose.index import Index
 from ...core.choices import TEMPLATE_KINDS
 from ..convert import file_path, lsp_range, uri_of
+from .completion import kind_at
 from .words import word_at
+
+
+def kinds_at(text: str, position: types.Position) -> tuple[str, ...]:
+    """The kinds an id at `position` may be: the one its place says, else every kind."""
+    kind = kind_at(text, position)
+    return (kind,) if kind is not None else TEMPLATE_KINDS
 
 
 def definition(index: Index | None, text: str, position: types.Position) -> list[types.Location]:
@@ -17,7 +25,7 @@ def definition(index: Index | None, text: str, position: types.Position) -> list
         return []
     word = found[0]
     places = []
-    for kind in TEMPLATE_KINDS:
+    for kind in kinds_at(text, position):
         template = index.get(kind, word)
         if template is not None:
             pos = template.pos("id")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 from lsprotocol import types
 
 from ...compiling.workspace import Workspace
 from ..convert import file_path, lsp_diagnostic, uri_of
+from ..documents import too_large
 
 
 class Checker:
@@ -21,15 +23,21 @@ class Checker:
         self._published: set[str] = set()
         self.inputs: dict[str, dict] = {}  # role id -> its merged inputs schema, the last that compiled (kept while an edit breaks it)
 
-    def lint(self, overlay: dict[Path, bytes]) -> dict[str, list[types.Diagnostic]]:
-        """URI -> diagnostics of every file that has some (files named but absent are left out)."""
+    def lint(self, overlay: dict[Path, bytes], oversize: Mapping[Path, int] | None = None) -> dict[str, list[types.Diagnostic]]:
+        """URI -> diagnostics of every file that has some (files named but absent are left out); a buffer
+        in `oversize` (path -> characters) was linted empty and gets its one PM105 instead."""
+        oversize = oversize or {}
         _, diags = self.workspace.refresh(overlay)
         self.inputs.update({rid: bundle.inputs for rid, bundle in self.workspace.bundles.items()})
         by_uri: dict[str, list[types.Diagnostic]] = defaultdict(list)
         for diag in diags:
             path = file_path(diag.file)
+            if path.resolve() in oversize:
+                continue
             if path.is_file() or path.resolve() in overlay:
                 by_uri[uri_of(path)].append(lsp_diagnostic(diag))
+        for path, size in oversize.items():
+            by_uri[uri_of(path)] = [lsp_diagnostic(too_large(path, size))]
         return dict(by_uri)
 
     def to_publish(self, found: dict[str, list[types.Diagnostic]]) -> dict[str, list[types.Diagnostic]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...compose.index import Index
-from ...core.choices import TEMPLATE_KINDS
+from .definition import kinds_at
 from .words import word_at
 
 
@@ -15,7 +15,7 @@ def hover(index: Index | None, text: str, position: types.Position) -> types.Hov
         return None
     word, start, end = found
     lines = []
-    for kind in TEMPLATE_KINDS:
+    for kind in kinds_at(text, position):
         template = index.get(kind, word)
         if template is None:
             continue

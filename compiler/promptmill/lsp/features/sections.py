@@ -3,6 +3,9 @@ state (`<role>.state.yaml|yml|json` under the project, as `watch` and the previe
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from pathlib import Path
 
 from lsprotocol import types
@@ -15,17 +18,29 @@ from ...source.statefile import read_state
 from .words import word_at
 
 MAX_SHOWN = 1500  # characters of the section's text in the hover
+MAX_FOLDERS = 2000  # folders an example-state search walks at most
 _SUFFIXES = (".state.yaml", ".state.yml", ".state.json")
 _SKIP = {"build", "node_modules", ".git", ".venv", "venv"}
 
 
 def example_state(root: Path, role: str) -> Path | None:
-    """The first `<role>.state.*` under `root` (hidden, build and virtualenv folders skipped), or None."""
-    for suffix in _SUFFIXES:
-        for path in sorted(root.rglob(role + suffix)):
-            if not any(part.startswith(".") or part in _SKIP for part in path.relative_to(root).parts[:-1]):
-                return path
-    return None
+    """The first `<role>.state.*` under `root` (hidden, build and virtualenv folders skipped), or None.
+
+    Only regular files count (not a link, a FIFO or a device), links to folders are not followed, and
+    the walk stops after MAX_FOLDERS folders: a hover never reads outside the project nor walks a disk."""
+    names = {role + suffix: n for n, suffix in enumerate(_SUFFIXES)}
+    found: list[tuple[int, str, Path]] = []
+    for seen, (folder, dirs, files) in enumerate(os.walk(root)):
+        if seen >= MAX_FOLDERS:
+            break
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
+        for name in files:
+            if name in names:
+                path = Path(folder, name)
+                with contextlib.suppress(OSError):
+                    if stat.S_ISREG(os.lstat(path).st_mode):
+                        found.append((names[name], path.as_posix(), path))
+    return min(found)[2] if found else None
 
 
 def budget_hover(bundles: dict[str, RoleBundle], role: str | None, root: Path, text: str, position: types.Position) -> types.Hover | None:
