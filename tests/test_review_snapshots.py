@@ -148,7 +148,8 @@ def test_json_and_github_formats(project, monkeypatch):
     snapshot(project)
     (project / "prompts/plain.yaml").write_text(PLAIN.replace("Write about", "Write a poem about"), encoding="utf-8")
     data = json.loads(run("test", "--format", "json").output)
-    assert data["ok"] is False and data["summary"] == {"pass": 2, "fail": 1, "new": 0, "obsolete": 0, "error": 0}
+    assert data["ok"] is False
+    assert data["summary"] == {"pass": 2, "fail": 1, "new": 0, "obsolete": 0, "damaged": 0, "blocked": 0, "error": 0}
     (changed,) = [c for c in data["cases"] if c["status"] != "pass"]
     assert changed["snapshot"] == "snapshots/plain/plain.txt" and "+| Write a poem about rivers." in changed["diff"]
     github = run("test", "--format", "github").output
