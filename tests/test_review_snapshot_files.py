@@ -148,3 +148,18 @@ def test_reports_stay_valid_xml_and_annotations_with_control_characters(proj: Pa
     assert "%0A-stray \\x01\\x1b[31m\\x00 \\ufffe and \\x7f" in annotations[0]
     text = cli(proj, "test").stdout
     assert "\x1b" not in text and "\x01" not in text  # nothing a terminal would act on
+
+
+def test_an_obsolete_snapshot_is_removed_only_where_promptmill_would_have_written_it(proj: Path, tmp_path: Path):
+    out = tmp_path / "review"  # --out is the user's own choice of folder, here one above another project's snapshots
+    elsewhere = out / "other" / "snapshots" / "planner" / "planner.txt"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text(f"{MARK} of role planner with examples/planner.state.yaml\n", encoding="utf-8")
+    stale = out / "gone" / "gone.long.txt"
+    stale.parent.mkdir(parents=True)
+    stale.write_text(f"{MARK} of role gone with examples/gone.long.state.yaml\n", encoding="utf-8")
+    done = cli(proj, "snapshot", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "2 snapshots written, 0 unchanged, 1 removed" in done.stdout
+    assert elsewhere.exists()  # another project's snapshot, not where this folder's would be: it stays
+    assert not stale.exists() and (out / "r" / "r.txt").exists()

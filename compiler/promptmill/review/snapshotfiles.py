@@ -29,10 +29,12 @@ from ..core import userfiles
 from ..core.boundary import os_error
 from ..core.errors import ConfigError, PromptmillError
 from ..core.userfiles import MiB, PathOutsideError, read_bytes, write_text
+from ..source.examples import example_stem
 
 SUFFIX = ".txt"
 MARK = "# promptmill snapshot"  # the first line of every file promptmill writes there; nothing else is removed
 SNAPSHOT_LIMIT = 16 * MiB  # the largest snapshot file read or written
+MAX_DEPTH = 8  # folders below the snapshots folder looked into for obsolete snapshots (more when a role id is deeper)
 REPAIR_HINT = "run `promptmill test --update` (or `promptmill snapshot`): it rewrites the snapshot"
 BLOCKED_HINT = "move it aside (promptmill never overwrites or removes a file it did not write), or choose another folder with `snapshots:`"
 
@@ -153,15 +155,30 @@ def scan(folder: Path, cases: list[Path], guard: Path, root: Path) -> tuple[dict
         at_cases[key(path)] = found
     others: dict[Path, Existing] = {}
     if os.path.isdir(folder):
+        depth = max([MAX_DEPTH] + [len(p.relative_to(key(folder)).parts) for p in at_cases if p.is_relative_to(key(folder))])
         for top, dirs, files in os.walk(folder):
-            dirs.sort()
+            level = len(Path(top).relative_to(folder).parts) + 1  # the parts of a file's path below the folder
+            dirs[:] = sorted(d for d in dirs if level < depth and not d.startswith("."))
             for name in sorted(files):
                 path = key(Path(top, name))
                 if name.endswith(SUFFIX) and path not in at_cases and not name.startswith(userfiles.TMP_PREFIX):
                     found = inspect(path, guard, root, case_path=False)
-                    if found is not None and found.ours:
+                    if found is not None and found.ours and where_it_belongs(found.raw) == Path(top, name).relative_to(folder).as_posix():
                         others[path] = found
     return at_cases, others
+
+
+def where_it_belongs(raw: bytes) -> str | None:
+    """`ROLE/STEM.txt`, where promptmill writes the snapshot whose first line is `raw`'s (None: no such line).
+
+    An obsolete snapshot is removed only where promptmill would have written it: a snapshot of
+    another folder (`--out` set too high, a copy) sits elsewhere relative to this one, and stays."""
+    head = raw.split(b"\n", 1)[0].decode("utf-8", "replace")
+    lead = f"{MARK} of role "
+    if not head.startswith(lead):
+        return None
+    role, sep, state = head[len(lead) :].partition(" with ")
+    return f"{role}/{example_stem(state)}{SUFFIX}" if sep and role and state else None
 
 
 def write(path: Path, text: str, guard: Path, shown: str) -> None:
