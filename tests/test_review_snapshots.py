@@ -211,7 +211,9 @@ def test_a_folder_that_cannot_be_written_is_pm014(project, monkeypatch):
     (project / "snapshots").write_text("a file where the folder goes\n", encoding="utf-8")
     result = run("snapshot")
     assert result.exit_code == 1
-    assert result.output == "promptmill: error[PM014]: cannot write the snapshot snapshots/greet/greet.bob.txt: Not a directory\n"
+    said = "snapshots: a file is where the snapshot's folder goes; promptmill does not replace it"
+    assert result.output.startswith(f"promptmill: error[PM014]: {said}\n")
+    assert "move it aside" in run("test").output  # test does not ask for an update that would refuse
     assert (project / "snapshots").read_text(encoding="utf-8") == "a file where the folder goes\n"
 
 

@@ -150,7 +150,7 @@ def scan(folder: Path, cases: list[Path], guard: Path, root: Path) -> tuple[dict
     for path in cases:
         found = inspect(path, guard, root, case_path=True)
         if found is None:
-            problem = folder_problem(path.parent, guard, root, "folder of the snapshot")
+            problem = folder_problem(path.parent, guard, root, "folder of the snapshot") or _file_in_the_way(path.parent, root)
             found = Existing(path, shown_path(path, root), problem=problem) if problem is not None else None
         at_cases[key(path)] = found
     others: dict[Path, Existing] = {}
@@ -166,6 +166,20 @@ def scan(folder: Path, cases: list[Path], guard: Path, root: Path) -> tuple[dict
                     if found is not None and found.ours and where_it_belongs(found.raw) == Path(top, name).relative_to(folder).as_posix():
                         others[path] = found
     return at_cases, others
+
+
+def _file_in_the_way(folder: Path, root: Path) -> PromptmillError | None:
+    """PM014 when a file (not a folder) is where `folder` or one of its parents goes."""
+    probe = key(folder)
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent
+    if os.path.isdir(probe):
+        return None
+    return ConfigError(
+        f"{shown_path(probe, root)}: a file is where the snapshot's folder goes; promptmill does not replace it",
+        code="PM014",
+        hint=BLOCKED_HINT,
+    )
 
 
 def where_it_belongs(raw: bytes) -> str | None:
