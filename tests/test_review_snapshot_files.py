@@ -163,3 +163,10 @@ def test_an_obsolete_snapshot_is_removed_only_where_promptmill_would_have_writte
     assert "2 snapshots written, 0 unchanged, 1 removed" in done.stdout
     assert elsewhere.exists()  # another project's snapshot, not where this folder's would be: it stays
     assert not stale.exists() and (out / "r" / "r.txt").exists()
+
+
+def test_out_may_name_a_folder_that_does_not_exist_yet(proj: Path):
+    done = cli(proj, "snapshot", "--out", "review/new")
+    assert done.returncode == 0, done.stderr
+    assert (proj / "review/new/r/r.txt").read_text(encoding="utf-8").startswith(MARK)
+    assert cli(proj, "test", "--out", "review/new").returncode == 0

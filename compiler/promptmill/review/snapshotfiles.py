@@ -76,8 +76,9 @@ def folder_problem(path: Path, guard: Path, root: Path, what: str = "snapshots f
     probe = key(path)
     while not os.path.lexists(probe) and probe != probe.parent:
         probe = probe.parent
-    if userfiles.is_inside(probe, guard) and key(path).is_relative_to(key(guard)):
-        return None
+    if key(path).is_relative_to(key(guard)):
+        if userfiles.is_inside(probe, guard) or not os.path.lexists(key(guard)):
+            return None  # inside after links, or below a --out folder not made yet (nothing below it exists)
     real = Path(os.path.realpath(probe)).as_posix()
     place = "the project" if key(guard) == key(root) else shown_path(guard, root)
     if not key(path).is_relative_to(key(guard)):
