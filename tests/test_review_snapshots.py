@@ -148,7 +148,8 @@ def test_json_and_github_formats(project, monkeypatch):
     snapshot(project)
     (project / "prompts/plain.yaml").write_text(PLAIN.replace("Write about", "Write a poem about"), encoding="utf-8")
     data = json.loads(run("test", "--format", "json").output)
-    assert data["ok"] is False and data["summary"] == {"pass": 2, "fail": 1, "new": 0, "obsolete": 0, "error": 0}
+    assert data["ok"] is False
+    assert data["summary"] == {"pass": 2, "fail": 1, "new": 0, "obsolete": 0, "damaged": 0, "blocked": 0, "error": 0}
     (changed,) = [c for c in data["cases"] if c["status"] != "pass"]
     assert changed["snapshot"] == "snapshots/plain/plain.txt" and "+| Write a poem about rivers." in changed["diff"]
     github = run("test", "--format", "github").output
@@ -210,7 +211,9 @@ def test_a_folder_that_cannot_be_written_is_pm014(project, monkeypatch):
     (project / "snapshots").write_text("a file where the folder goes\n", encoding="utf-8")
     result = run("snapshot")
     assert result.exit_code == 1
-    assert result.output == "promptmill: error[PM014]: cannot write the snapshot snapshots/greet/greet.bob.txt: Not a directory\n"
+    said = "snapshots: a file is where the snapshot's folder goes; promptmill does not replace it"
+    assert result.output.startswith(f"promptmill: error[PM014]: {said}\n")
+    assert "move it aside" in run("test").output  # test does not ask for an update that would refuse
     assert (project / "snapshots").read_text(encoding="utf-8") == "a file where the folder goes\n"
 
 

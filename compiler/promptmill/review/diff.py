@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.errors import ConfigError
 from ..runtime.explain import dropped_entry
 from ..runtime.request import PromptRequest
 from .revisions import side
@@ -66,6 +67,7 @@ class PromptDiff:
     roles_removed: tuple[str, ...]
     contracts_changed: tuple[str, ...]
     errors: tuple[tuple[str, Case], ...]  # (side label, case) whose render failed
+    skipped: tuple[tuple[str, str, int], ...] = ()  # (side label, file, size): over the cap for a file read from a revision
 
     @property
     def changed(self) -> tuple[WireChange, ...]:
@@ -86,12 +88,15 @@ class PromptDiff:
 def diff(base: str, head: str | None = None, *, project: str | os.PathLike[str] = ".") -> PromptDiff:
     """Render the project at `base` and at `head` (git revisions or folders; `head` None: the
     working tree) and compare every role, state and wire. Nothing in the working tree changes."""
+    if not Path(project).is_dir():
+        raise ConfigError(f"{Path(project).as_posix()}: the project folder does not exist", code="PM011", hint="give --project a folder")
     root = Path(project).resolve()
-    with side(base, root) as (before_dir, base_label):
-        before = render_all(before_dir)
-        with side(head, root) as (after_dir, head_label):
-            after = render_all(after_dir)
-            return compare(before, after, base_label, head_label)
+    with side(base, root) as old:
+        before = render_all(old.folder)
+        with side(head, root) as new:
+            after = render_all(new.folder)
+            skipped = tuple((old.label, path, size) for path, size in old.skipped) + tuple((new.label, p, n) for p, n in new.skipped)
+            return dataclasses.replace(compare(before, after, old.label, new.label), skipped=skipped)
 
 
 def _contract(rendered: Rendered, role: str) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from . import DIFF_FORMATS
 from .diff import PromptDiff, WireChange
+from .revisions import REVISION_FILE_LIMIT
 
 
 def _signed(n: int) -> str:
@@ -51,6 +52,8 @@ def _notes(d: PromptDiff) -> list[str]:
     for label, case in d.errors:
         assert case.error is not None
         out.append(f"{label}: {case.state}: error[{case.error.code}] role {case.role}: {case.error.message}")
+    for label, path, size in d.skipped:
+        out.append(f"{label}: {path}: not read ({size:,} bytes; the limit for a file read from a revision is {REVISION_FILE_LIMIT:,})")
     return out
 
 
@@ -119,6 +122,7 @@ def as_json(d: PromptDiff) -> str:
             for label, c in d.errors
             if c.error is not None
         ],
+        "not_read": [{"side": label, "file": path, "bytes": size} for label, path, size in d.skipped],
         "changes": [
             {
                 "role": c.role,

@@ -21,7 +21,6 @@ import difflib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +33,10 @@ from ..runtime.explain import dropped_entry, explain
 from ..runtime.request import PromptRequest
 from ..source.examples import example_stem, examples_for, find_examples
 from ..source.statefile import read_state
+from . import snapshotfiles as files
+from .snapshotfiles import MARK, SNAPSHOT_LIMIT, SUFFIX, Existing
 
 DEFAULT_FOLDER = "snapshots"
-SUFFIX = ".txt"
-MARK = "# promptmill snapshot"  # the first line of every file promptmill writes there; nothing else is removed
 TEXT_WIRE = "text"
 
 
@@ -67,9 +66,7 @@ class Rendered:
     without_examples: tuple[str, ...]  # roles no example state is named after
     runtime: Runtime = field(repr=False)
     unmatched: tuple[str, ...] = ()  # example states named after no role
-
-    def shown(self, path: Path) -> str:
-        return path.resolve().relative_to(self.root).as_posix() if path.resolve().is_relative_to(self.root) else path.as_posix()
+    guard: Path | None = None  # where snapshots may be read and written: the project, or the folder --out names
 
 
 def load_runtime(project: str | os.PathLike[str] = ".") -> tuple[Runtime, Path, dict, dict[str, tuple[str, ...]]]:
@@ -87,8 +84,14 @@ def load_runtime(project: str | os.PathLike[str] = ".") -> tuple[Runtime, Path, 
 def snapshot_folder(root: Path, config: dict, folder: str | os.PathLike[str] | None = None) -> Path:
     """`folder`, else `snapshots:` of promptmill.yaml, else `snapshots/`, under the project root."""
     chosen = folder if folder is not None else config.get("snapshots", DEFAULT_FOLDER)
+    if not isinstance(chosen, str | os.PathLike) or "\0" in os.fspath(chosen) or not os.fspath(chosen).strip():
+        raise ConfigError(
+            f"promptmill.yaml: snapshots: {chosen!r} is not a folder name",
+            code="PM010",
+            hint="name a folder inside the project, e.g. `snapshots: snapshots`",
+        )
     path = Path(chosen)
-    return path if path.is_absolute() else root / path
+    return files.key(path if path.is_absolute() else root / path)
 
 
 def wires_of(runtime: Runtime, role: str) -> tuple[str, ...]:
@@ -127,7 +130,8 @@ def render_all(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLi
     unmatched = tuple(
         p for p in examples if p not in used and not any(example_stem(p) == r or example_stem(p).startswith(r + ".") for r in runtime.roles)
     )
-    return Rendered(root, out, tuple(cases), tuple(without), runtime, unmatched)
+    guard = out if folder is not None else root  # --out is the user's own choice; promptmill.yaml's stays inside
+    return Rendered(root, out, tuple(cases), tuple(without), runtime, unmatched, guard)
 
 
 def _case(runtime: Runtime, root: Path, role: str, state_file: str, file: str) -> Case:
@@ -136,7 +140,15 @@ def _case(runtime: Runtime, root: Path, role: str, state_file: str, file: str) -
         requests = [runtime.render(role, state, provider=wire) for wire in wires_of(runtime, role)]
     except PromptmillError as exc:
         return Case(role, state_file, file, None, exc)
-    return Case(role, state_file, file, snapshot_text(role, state_file, requests), requests=tuple(requests))
+    text = snapshot_text(role, state_file, requests)
+    if len(text.encode("utf-8", "surrogatepass")) > SNAPSHOT_LIMIT:
+        too_big = PromptmillError(
+            f"{file}: the snapshot would be {len(text.encode('utf-8', 'surrogatepass')):,} bytes; the limit is {SNAPSHOT_LIMIT:,} bytes",
+            code="PM105",
+            hint="a smaller example state: a snapshot is read in review, and promptmill reads snapshot files up to that size",
+        )
+        return Case(role, state_file, file, None, too_big, requests=tuple(requests))
+    return Case(role, state_file, file, text, requests=tuple(requests))
 
 
 def snapshot_text(role: str, state_file: str, requests: list[PromptRequest]) -> str:
@@ -227,73 +239,58 @@ class SnapshotResult:
         return not self.errors
 
 
-def existing_snapshots(folder: Path) -> dict[Path, str]:
-    """Snapshot files promptmill wrote under `folder` (they start with MARK), with their text."""
-    found: dict[Path, str] = {}
-    if not folder.is_dir():
-        return found
-    for path in sorted(folder.rglob(f"*{SUFFIX}")):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if text.startswith(MARK) and path.is_file() and not path.is_symlink():
-            found[path.resolve()] = text
-    return found
+def _paths(rendered: Rendered) -> list[Path]:
+    return [files.key(rendered.root / c.file) for c in rendered.cases]
 
 
-def _write(path: Path, text: str, shown: str) -> None:
-    """Write atomically: a temporary file beside it, then a rename; never through a link."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".snapshot-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise ConfigError(f"cannot write the snapshot {shown}: {exc.strerror or exc}", code="PM014") from None
+def _guard(rendered: Rendered) -> Path:
+    """The guard root, after PM017 for a snapshots folder that a link takes out of it."""
+    guard = rendered.guard or rendered.root
+    problem = files.folder_problem(rendered.folder, guard, rendered.root)
+    if problem is not None:
+        raise problem
+    return guard
 
 
 def snapshot(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLike[str] | None = None) -> SnapshotResult:
     """Render every role with its example states and write one snapshot file per role and state.
 
     Files whose text did not change are left alone; snapshot files of cases that no longer exist
-    are removed (only files promptmill wrote, which start with its mark). A case that fails keeps
-    its old file and is returned in `errors`; the other cases are written.
+    are removed (only files promptmill wrote, which start with its mark). A damaged snapshot of
+    promptmill's is rewritten. A case that fails keeps its old file and is returned in `errors`;
+    the other cases are written. Everything is checked before anything is written or removed:
+    a link out of the project (PM017) or a file promptmill did not write where a snapshot goes
+    (PM010) stops the command with nothing changed.
     """
     rendered = render_all(project, folder=folder)
-    old = existing_snapshots(rendered.folder)
-    written, unchanged, keep = [], [], set()
+    guard = _guard(rendered)
+    at_cases, others = files.scan(rendered.folder, _paths(rendered), guard, rendered.root)
+    writes: list[tuple[Path, Case]] = []
+    unchanged = []
     for case in rendered.cases:
-        path = (rendered.root / case.file).resolve()
-        keep.add(path)
+        path = files.key(rendered.root / case.file)
+        found = at_cases.get(path)
         if case.text is None:
             continue
-        if old.get(path) == case.text:
+        if found is not None and found.problem is not None and not found.ours:
+            raise found.problem  # a link, a FIFO, a file of the user's: never written through or over
+        if found is not None and found.text == case.text:
             unchanged.append(case.file)
             continue
-        if path.is_symlink() or (path.exists() and path not in old):
-            raise ConfigError(
-                f"{case.file}: not a snapshot promptmill wrote; not overwriting it",
-                code="PM010",
-                hint="move it aside or choose `snapshots:`",
-            )
-        _write(path, case.text, case.file)
-        written.append(case.file)
-    removed = []
-    for path in old:
-        if path not in keep:
-            path.unlink()
-            removed.append(rendered.shown(path))
+        problem = files.folder_problem(path.parent, guard, rendered.root, "folder of the snapshot")
+        if problem is not None:
+            raise problem
+        writes.append((path, case))
+    for path, case in writes:
+        assert case.text is not None
+        files.write(path, case.text, guard, case.file)
+    for path, found in others.items():
+        files.remove(path, guard, found.shown)
     return SnapshotResult(
         rendered.folder,
-        tuple(written),
+        tuple(case.file for _, case in writes),
         tuple(unchanged),
-        tuple(sorted(removed)),
+        tuple(sorted(found.shown for found in others.values())),
         tuple(c for c in rendered.cases if c.error is not None),
         rendered.without_examples,
         rendered.unmatched,
@@ -303,7 +300,10 @@ def snapshot(project: str | os.PathLike[str] = ".", *, folder: str | os.PathLike
 @dataclass(frozen=True)
 class Outcome:
     """One case compared with its snapshot: `pass`, `fail` (differs), `new` (no snapshot yet),
-    `error` (the render failed) or `obsolete` (a snapshot no case produces)."""
+    `error` (the render failed), `obsolete` (a snapshot no case produces), `damaged` (the
+    snapshot is promptmill's but cannot be read as one: `test --update` rewrites it) or
+    `blocked` (a file promptmill did not write, or a link, is where the snapshot goes:
+    `test --update` will not touch it). `error` holds what is wrong for the last three."""
 
     name: str
     role: str
@@ -312,6 +312,10 @@ class Outcome:
     status: str
     diff: tuple[str, ...] = ()
     error: PromptmillError | None = None
+
+
+STATUSES = ("pass", "fail", "new", "obsolete", "damaged", "blocked", "error")
+REPAIRABLE = ("fail", "new", "obsolete", "damaged")  # what `test --update` rewrites or removes
 
 
 @dataclass(frozen=True)
@@ -343,27 +347,31 @@ def check_snapshots(
         done = snapshot(project, folder=folder)
         updated = done.written + done.removed
     rendered = render_all(project, folder=folder)
-    old = existing_snapshots(rendered.folder)
-    outcomes = []
-    seen = set()
-    for case in rendered.cases:
-        path = (rendered.root / case.file).resolve()
-        seen.add(path)
-        if case.error is not None:
-            outcomes.append(Outcome(case.name, case.role, case.state, case.file, "error", error=case.error))
-            continue
-        before = old.get(path)
-        if before is None:
-            outcomes.append(Outcome(case.name, case.role, case.state, case.file, "new", tuple(_diff(None, case.text or "", case.file))))
-        elif before != case.text:
-            outcomes.append(Outcome(case.name, case.role, case.state, case.file, "fail", tuple(_diff(before, case.text or "", case.file))))
-        else:
-            outcomes.append(Outcome(case.name, case.role, case.state, case.file, "pass"))
-    for path in sorted(set(old) - seen):
-        file = rendered.shown(path)
-        diff = tuple(_diff(old[path], None, file))
-        outcomes.append(Outcome(f"obsolete snapshot {file}", "", "", file, "obsolete", diff))
-    return SnapshotCheck(rendered.shown(rendered.folder), tuple(outcomes), updated)
+    guard = _guard(rendered)
+    at_cases, others = files.scan(rendered.folder, _paths(rendered), guard, rendered.root)
+    outcomes = [_outcome(case, at_cases.get(files.key(rendered.root / case.file))) for case in rendered.cases]
+    for found in sorted(others.values(), key=lambda f: f.shown):
+        diff = tuple(_diff(found.before, None, found.shown))
+        outcomes.append(Outcome(f"obsolete snapshot {found.shown}", "", "", found.shown, "obsolete", diff))
+    return SnapshotCheck(files.shown_path(rendered.folder, rendered.root), tuple(outcomes), updated)
+
+
+def _outcome(case: Case, found: Existing | None) -> Outcome:
+    def made(status: str, diff: list[str] | None = None, error: PromptmillError | None = None) -> Outcome:
+        return Outcome(case.name, case.role, case.state, case.file, status, tuple(diff or ()), error)
+
+    if case.error is not None:
+        return made("error", error=case.error)
+    after = case.text or ""
+    if found is None:
+        return made("new", _diff(None, after, case.file))
+    if found.problem is not None:
+        if found.ours:
+            return made("damaged", _diff(found.before, after, case.file), found.problem)
+        return made("blocked", error=found.problem)
+    if found.text != after:
+        return made("fail", _diff(found.text, after, case.file))
+    return made("pass")
 
 
 def _diff(before: str | None, after: str | None, file: str) -> list[str]:
