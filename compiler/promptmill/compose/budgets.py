@@ -90,9 +90,9 @@ def project_model_diagnostics(project: Project) -> list[Diagnostic]:
     model = project.config.get("model")
     if not model:
         return out
-    problem = id_problem(model)
-    if problem is not None:
-        return out + [Diagnostic.at(doc.pos(("model",)), "PM201", problem, hint="write the id as the provider lists it")]
+    bad_id = id_problem(model)
+    if bad_id is not None:
+        return out + [Diagnostic.at(doc.pos(("model",)), "PM201", bad_id, hint="write the id as the provider lists it")]
     if has_row_errors(out):
         return out
     table = model_table(project)
@@ -101,9 +101,9 @@ def project_model_diagnostics(project: Project) -> list[Diagnostic]:
     if info is not None and near is not None:
         out.append(_near_miss(doc.pos(("model",)), model, near, info))
     provider = project.config.get("provider")
-    problem = serving_problem(get_wire(provider), model, table) if provider and info is not None else None
-    if problem is not None:
-        out.append(Diagnostic.at(doc.pos(("provider",)), "PM010", f"provider {provider}: {problem}", hint=_serving_hint(info)))
+    conflict = serving_problem(get_wire(provider), model, table) if provider and info is not None else None
+    if conflict is not None:
+        out.append(Diagnostic.at(doc.pos(("provider",)), "PM010", f"provider {provider}: {conflict}", hint=_serving_hint(info)))
     return out
 
 
@@ -302,7 +302,7 @@ def effective_provider(composed: ComposedRole, project: Project, info: ModelInfo
         at_model = model_setter is not None and chain.index(model_setter) > chain.index(setter)
         where = model_setter.pos("model") if at_model and model_setter is not None else setter.pos("provider")
         inherited = "" if setter is composed.role else f" ({_where(setter, 'provider')})"
-        own = info.default_wire
+        own = info.default_wire if info is not None else "the model's provider"
         hint = (
             f"set `provider: {own}` on role '{composed.role.id}' (it overrides the inherited one), or name a model {provider} serves"
             if inherited
