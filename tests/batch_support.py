@@ -12,6 +12,9 @@ import promptmill
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = "directive-triage"
 BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # `--provider bedrock` batches are for Claude
+# the role names gpt-4o-mini: a batch for another provider names one of that provider's models (a wire that cannot
+# serve the role's model is PM010, in batch as in render)
+MODELS = {"bedrock": BEDROCK_MODEL, "anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash"}
 STATE = yaml.safe_load((ROOT / "prompts" / "examples" / f"{ROLE}.state.yaml").read_text(encoding="utf-8"))
 
 

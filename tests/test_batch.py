@@ -13,14 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 import promptmill
-from batch_support import BEDROCK_MODEL, ROLE, ROOT, compile_build, rows, state, write_jsonl
+from batch_support import BEDROCK_MODEL, MODELS, ROLE, ROOT, compile_build, rows, state, write_jsonl
 from promptmill.batch import BatchFailed, BatchRenderer, render_rows, run_batch
 from promptmill.batch.formats import LIMITS
 from promptmill.cli.main import main
 
 GOLDEN = __import__("pathlib").Path(__file__).parent / "golden" / "batch"
 PROVIDERS = ("openai", "anthropic", "gemini", "text", "openai-responses", "bedrock")
-MODELS = {"bedrock": BEDROCK_MODEL}  # a Bedrock batch needs a Claude model: the role names gpt-4o-mini
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +45,7 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
     assert data == (GOLDEN / f"{provider}.jsonl").read_bytes()  # see tests/golden/batch/README.md
     source_hash = rt.bundle(ROLE).source_hash
     for i, line in enumerate(_lines(tmp_path / "out" / "requests-00001.jsonl")):
-        payload = rt.render(ROLE, state(i), provider=provider).to_payload()
+        payload = rt.render(ROLE, state(i), provider=provider, model=MODELS.get(provider)).to_payload()
         if provider == "openai":
             assert line == {
                 "custom_id": f"case-{i}",
@@ -63,7 +62,7 @@ def test_each_provider_line_is_the_single_render_payload_plus_model(build, rt, t
             }
             assert line["body"]["max_output_tokens"] == 512 and line["body"]["prompt_cache_key"].startswith(f"pm-{ROLE}-")
         elif provider == "anthropic":
-            assert line == {"custom_id": f"case-{i}", "params": {"model": "gpt-4o-mini", **payload}}
+            assert line == {"custom_id": f"case-{i}", "params": {"model": MODELS["anthropic"], **payload}}
             assert line["params"]["max_tokens"] == 512  # the role's reserve; Anthropic requires it
         elif provider == "gemini":
             assert line == {"key": f"case-{i}", "request": payload}
@@ -199,7 +198,7 @@ def test_budget_trims_and_the_report_names_what_was_dropped(build, tmp_path):
 
 def test_generated_ids_are_row_positions_and_the_whole_row_is_the_state(build, tmp_path):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(3, with_id=False))
-    run_batch(ROLE, src, tmp_path / "out", build=build, provider="gemini")
+    run_batch(ROLE, src, tmp_path / "out", build=build, provider="gemini", model=MODELS["gemini"])
     assert [x["key"] for x in _lines(tmp_path / "out" / "requests-00001.jsonl")] == ["row-0", "row-1", "row-2"]
 
 
@@ -270,7 +269,7 @@ def test_runtime_and_batch_renderer_pickle_small_and_render_the_same(build, rt):
     assert len(data) < 300  # the build's path and options, not the bundles or tiktoken's tables
     again = pickle.loads(data)
     assert again.render(ROLE, state(0)).to_payload() == rt.render(ROLE, state(0)).to_payload()
-    renderer = BatchRenderer(build, ROLE, provider="anthropic", id_column="id")
+    renderer = BatchRenderer(build, ROLE, provider="anthropic", model=MODELS["anthropic"], id_column="id")
     renderer.render_row(0, rows(1)[0])  # loaded and used: its caches are full now
     blob = pickle.dumps(renderer)
     assert len(blob) < 1000, len(blob)
@@ -402,8 +401,9 @@ def test_batch_model_fits_each_row_for_that_model(build, rt, tmp_path):
 
 @pytest.mark.parametrize("wire", ["anthropic-vertex", "gemini-vertex", "live"])
 def test_a_role_written_for_a_wire_without_batch_files_is_refused_not_batched_as_another(make_project, tmp_path, wire):
+    model = "gemini-2.5-flash" if wire.startswith("gemini") else "claude-sonnet-4-5"  # a model the wire serves
     role = (
-        "kind: role\nid: r\nmodel: claude-sonnet-4-5\nprovider: " + wire + "\n"
+        "kind: role\nid: r\nmodel: " + model + "\nprovider: " + wire + "\n"
         "budget: {max_tokens: 4000, reserve: 500}\nsections:\n  - {id: a, text: hello}\n"
     )
     root = make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": role})
@@ -412,4 +412,5 @@ def test_a_role_written_for_a_wire_without_batch_files_is_refused_not_batched_as
     with pytest.raises(promptmill.PromptmillError) as err:
         BatchRenderer(build, "r")
     assert err.value.code == "PM840" and wire in err.value.message and "--provider" in (err.value.hint or "")
-    assert BatchRenderer(build, "r", provider="anthropic").provider == "anthropic"  # chosen, it is used
+    chosen = "gemini" if wire.startswith("gemini") else "anthropic"
+    assert BatchRenderer(build, "r", provider=chosen).provider == chosen  # chosen, it is used

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from batch_support import ROLE, compile_build, rows, write_jsonl
+from batch_support import MODELS, ROLE, compile_build, rows, write_jsonl
 from promptmill.batch import collect, run_batch
 from promptmill.batch.renderer import BatchRenderer, render_items
 from promptmill.batch.rows import read_rows
@@ -77,7 +77,7 @@ def _batch(build, tmp_path_factory, provider: str, n: int) -> Path:
     if (provider, n) not in _BATCHES:
         base = tmp_path_factory.mktemp(f"batch-{provider}-{n}")
         src = write_jsonl(base / "rows.jsonl", rows(n))
-        run_batch(ROLE, src, base / "batch", build=build, provider=provider, id_column="id")
+        run_batch(ROLE, src, base / "batch", build=build, provider=provider, model=MODELS.get(provider), id_column="id")
         _BATCHES[provider, n] = base / "batch"
     return _BATCHES[provider, n]
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from batch_support import BEDROCK_MODEL, ROLE, compile_build, rows, write_jsonl
+from batch_support import MODELS, ROLE, compile_build, rows, write_jsonl
 from promptmill.batch import collect, run_batch
 from promptmill.cli.main import main
 from promptmill.core.errors import PromptmillError
@@ -23,7 +23,7 @@ def build(tmp_path_factory):
 
 def _batch(build, tmp_path, provider):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(4))
-    model = BEDROCK_MODEL if provider == "bedrock" else None
+    model = MODELS.get(provider)
     run_batch(ROLE, src, tmp_path / "batch", build=build, provider=provider, model=model, id_column="id")
     return tmp_path / "batch"
 

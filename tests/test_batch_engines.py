@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from batch_support import ROLE, compile_build, rows, write_jsonl
+from batch_support import MODELS, ROLE, compile_build, rows, write_jsonl
 from promptmill.batch import BatchRenderer, run_batch
 
 pa = pytest.importorskip("pyarrow")
@@ -36,7 +36,17 @@ def data(tmp_path_factory):
     expected = {}
     for provider in ("openai", "anthropic"):
         out = folder / f"out-{provider}"
-        run_batch(ROLE, src, out, build=build, provider=provider, id_column="id", state_column="state", max_error_rate=0.5)
+        run_batch(
+            ROLE,
+            src,
+            out,
+            build=build,
+            provider=provider,
+            model=MODELS.get(provider),
+            id_column="id",
+            state_column="state",
+            max_error_rate=0.5,
+        )
         lines = (out / "requests-00001.jsonl").read_text(encoding="utf-8").splitlines()
         report = [json.loads(x) for x in (out / "report.jsonl").read_text(encoding="utf-8").splitlines()]
         expected[provider] = (lines, {r["id"]: r["code"] for r in report if not r["ok"]})
@@ -146,7 +156,7 @@ def test_spark_map_in_arrow_and_pandas_equal_promptmill_batch(data, spark, how):
     from promptmill.batch.spark import OUTPUT_DDL, map_in_arrow, map_in_pandas
 
     df = spark.read.parquet(str(data["folder"] / "rows.parquet")).repartition(2)
-    renderer = BatchRenderer(data["build"], ROLE, provider="anthropic", id_column="id", state_column="state")
+    renderer = BatchRenderer(data["build"], ROLE, provider="anthropic", model=MODELS["anthropic"], id_column="id", state_column="state")
     fn = map_in_arrow(renderer) if how == "arrow" else map_in_pandas(renderer)
     out = df.mapInArrow(fn, OUTPUT_DDL) if how == "arrow" else df.mapInPandas(fn, OUTPUT_DDL)
     _check([r.asDict() for r in out.collect()], data["expected"]["anthropic"])

@@ -32,6 +32,7 @@ REVIEWED: dict[str, tuple[int, str]] = {
     ),
     "web/app.py": (1, "package data only: the page's three static files, read through importlib.resources; no user path"),
     "lsp/__init__.py": (1, "os.fdopen of a duplicate of file descriptor 1: the protocol's own output stream, no user path"),
+    "runtime/models.py": (1, "reads promptmill's own package data (data/models.json) through importlib.resources, never a user path"),
 }
 
 

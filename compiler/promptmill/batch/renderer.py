@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 # promptmill internals this module uses (kept together for the package move)
 from ..core.errors import ConfigError, PromptmillError
 from ..runtime.engine import Runtime
+from ..runtime.models import check_serves
 from ..runtime.wires import get_wire
 from . import formats, ids
 from .lines import Unreadable
@@ -180,6 +181,7 @@ class BatchRenderer:
                 hint="pass --model (model= in Python)",
             )
         get_wire(self.provider).batch_check(self.model)
+        check_serves(get_wire(self.provider), self.model, self.runtime.models)  # the check `render` makes too
         if self.provider in ("anthropic", "bedrock") and bundle.budget.reserve <= 0 and not max_tokens:
             raise ConfigError(
                 f"role '{role}' reserves no tokens for the reply, and Anthropic requires max_tokens",

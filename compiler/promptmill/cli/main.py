@@ -408,6 +408,7 @@ def render(
     if fmt == "text" and provider is None and model is None:
         provider = "text"  # the text renderer's payload; --provider X --format text shows X's fit as text
     runtime = _runtime(project, build)
+    runtime.check_wire(role, provider=provider, model=model)  # PM010 as in batch: no body for a model its wire does not serve
     req = runtime.render(role, state, budget=budget, provider=provider, event=event, model=model)
     text, newline = _render_output(req, fmt, _color(sys.stdout))
     # click.echo strips ANSI escapes when stdout is not a terminal: `text` is the prompt

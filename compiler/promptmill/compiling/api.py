@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..compose.budgets import model_table
+from ..compose.budgets import model_table, project_model_diagnostics
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
@@ -164,6 +164,7 @@ def load_project(
     paths to bytes read instead of the file's (a language server's open buffers).
     """
     project, diags = find_project(path, build_dir=build_dir, user_rules=user_rules)
+    diags.extend(project_model_diagnostics(project))  # model rows and the default model, each at its key
     templates: list[Template] = []
     inputs: dict[str, str] = project_inputs(project)
     seen: dict[DocKey, DocEntry] = {}
@@ -369,6 +370,7 @@ def compile(  # shadows the builtin on purpose: the public name is promptmill.co
     never compiled in: a build made on one machine equals the one CI makes.
     """
     project, pdiags = find_project(path, build_dir=output, user_rules=False)  # personal rules stay out of builds
+    pdiags += project_model_diagnostics(project)  # before the up-to-date shortcut: a bad row is never "up to date"
     if not has_errors(pdiags) and _bare_folder(project) and not discover(project.root, exclude=project.exclude)[0]:
         pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
     if has_errors(pdiags):

@@ -19,10 +19,10 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from ..compose.budgets import effective_budget
+from ..compose.budgets import effective_budget, effective_provider
 from ..compose.constraints import compile_rules
 from ..compose.context import ContextEntry, tag_diagnostic, wrapped_text
 from ..compose.contracts import compile_contract, limit_sections, native_fallback
@@ -43,6 +43,7 @@ from ..compose.resolve import ComposedRole, Index
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
+from ..core.userfiles import read_bytes as read_user_bytes
 from ..core.version import __version__
 from ..lints.context import LintContext
 from ..lints.keys import Binding, item_binding, order_key_diagnostics, undeclared_keys
@@ -366,9 +367,9 @@ def tokenizer_identity(name: str, project: Project) -> str:
     if not name.startswith("hf:"):
         return name
     path = project.root / name[3:]
-    try:
-        return "hf:" + hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+    try:  # through the guard: a regular file inside the project (the tokenizer's own load says what is wrong)
+        return "hf:" + hashlib.sha256(read_user_bytes(path, root=project.root, what="tokenizer file")).hexdigest()
+    except (OSError, PromptmillError):
         return name
 
 
@@ -387,6 +388,12 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
     if count > MAX_SECTIONS:  # bounded work below: one role, at most MAX_SECTIONS sections
         return None, [too_many_sections(role.pos("id"), role.id, count, "composes")]
     budget, tokenizer_name, info, diags = effective_budget(composed, project)
+    # the wire is decided here, once, from the model as `render --model` decides it: every surface that
+    # reads the bundle (render, snapshot, batch, preview, the language server's hovers) follows
+    provider, provider_origin, pdiags = effective_provider(composed, project, info)
+    diags.extend(pdiags)
+    if provider_origin is not None and provider_origin.startswith("model "):
+        budget = replace(budget, origins={**budget.origins, "provider": provider_origin})
     try:
         counter = Counter(get_tokenizer(tokenizer_name, base_dir=project.root))
     except PromptmillError as exc:
@@ -408,7 +415,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         description=role.get("description", ""),
         category=composed.setting("category", ""),
         model=composed.setting("model", project.config.get("model")),
-        provider=composed.setting("provider", project.config.get("provider", "text")),
+        provider=provider,
         tokenizer=tokenizer_name,
         budget=budget,
         separator=separator,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..compose.budgets import model_table
+from ..compose.budgets import model_table, project_model_diagnostics
 from ..core.diagnostics import has_errors, sort_diagnostics
 from ..core.errors import CompileError
 from ..runtime.models import ModelInfo
@@ -18,6 +18,7 @@ def models(path: str | os.PathLike[str] = ".") -> list[ModelInfo]:
     row raises `CompileError` with the row's file:line:col."""
     project, diags = find_project(path, user_rules=False)
     diags = [d for d in diags if d.code != "PM011"]  # a table needs no prompts folder
+    diags += project_model_diagnostics(project)
     if has_errors(diags):
         raise CompileError(sort_diagnostics(diags))
     return model_table(project).rows()

@@ -16,8 +16,9 @@ import json
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import ConfigError
 from ..runtime.bundle import Budget
-from ..runtime.models import ModelInfo, ModelTable, default_table
+from ..runtime.models import ModelInfo, ModelTable, default_table, id_problem, row_problems, serving_problem
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
+from ..runtime.wires import get_wire
 from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
 from .resolve import ComposedRole
@@ -75,6 +76,57 @@ def model_table(project: Project) -> ModelTable:
     return table
 
 
+def project_model_diagnostics(project: Project) -> list[Diagnostic]:
+    """What is wrong with promptmill.yaml's model settings, each at its key: a `models:` row whose pattern,
+    ratio or limits are out of bounds (`runtime.models.row_problems`), a default `model:` that is not a
+    model id, close to a known one (did you mean, PM507), or that the default `provider:` cannot serve."""
+    doc = project.config_doc
+    if doc is None:
+        return []
+    out: list[Diagnostic] = []
+    for i, row in enumerate(project.config.get("models") or []):
+        for path, problem in row_problems(row):
+            out.append(Diagnostic.at(doc.pos(("models", i, *path)), "PM201", f"models[{i}].{'.'.join(path)}: {problem}"))
+    model = project.config.get("model")
+    if not model:
+        return out
+    bad_id = id_problem(model)
+    if bad_id is not None:
+        return out + [Diagnostic.at(doc.pos(("model",)), "PM201", bad_id, hint="write the id as the provider lists it")]
+    if has_row_errors(out):
+        return out
+    table = model_table(project)
+    info = table.resolve(model)
+    near = table.near_miss(model) if info is not None and info.origin == "promptmill" else None
+    if info is not None and near is not None:
+        out.append(_near_miss(doc.pos(("model",)), model, near, info))
+    provider = project.config.get("provider")
+    conflict = serving_problem(get_wire(provider), model, table) if provider and info is not None else None
+    if conflict is not None:
+        out.append(Diagnostic.at(doc.pos(("provider",)), "PM010", f"provider {provider}: {conflict}", hint=_serving_hint(info)))
+    return out
+
+
+def has_row_errors(diags: list[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in diags)
+
+
+def _near_miss(at: Position, model: str, near: str, info: ModelInfo) -> Diagnostic:
+    """PM507 for a model id that is a likely typo of a known one, although a (catch-all) row serves it."""
+    return Diagnostic.at(
+        at,
+        "PM507",
+        f"model '{model}' is not a model id promptmill knows; the row {info.pattern} serves it "
+        f"({info.provider}, context window {info.context_window}, ratio {info.ratio:g}), but it is close to '{near}'",
+        hint=f"did you mean '{near}'? (if '{model}' is a model the table does not list yet, add a row for it under `models:`)",
+    )
+
+
+def _serving_hint(info: ModelInfo | None) -> str:
+    own = info.default_wire if info is not None else "the model's provider"
+    return f"name a provider that serves the model (`provider: {own}`), or leave `provider:` out and the model decides"
+
+
 def _where(role: Role, *path: str | int) -> str:
     p = role.pos(*path)
     return f"role {role.id} ({role.source_file}:{p.line}:{p.col})"
@@ -92,7 +144,7 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
     diags: list[Diagnostic] = []
     origins: dict[str, str] = {}
     model = composed.setting("model", project.config.get("model"))
-    info = model_table(project).resolve(model) if model else None
+    info = model_table(project).resolve(model) if model and id_problem(model) is None else None
 
     max_tokens = DEFAULT_BUDGET["max_tokens"]
     reserve = DEFAULT_BUDGET["reserve"]
@@ -157,6 +209,9 @@ def effective_budget(composed: ComposedRole, project: Project) -> tuple[Budget, 
                 hint=f"lower reserve to {info.max_output_tokens} or less: the reply can never use the rest, and the API may refuse it",
             )
         )
+    if info is not None and info.max_output_tokens is not None and reserve > info.max_output_tokens:
+        reserve = info.max_output_tokens  # as a render for the model (`render --model`) does: it can never write more
+        origins["reserve"] = f"reply limit of {model} ({info.pattern})"
     if reserve >= max_tokens:
         role = composed.role
         diags.append(
@@ -179,11 +234,13 @@ def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, 
     """(tokenizer name, where it came from, diagnostics) for a composed role: the innermost
     `budget.tokenizer`, else the model's, else the project's, else the default."""
     model = composed.setting("model", project.config.get("model"))
-    info = model_table(project).resolve(model) if model else None
+    table = model_table(project)
+    diags = _role_model_diagnostics(composed, table)
+    bad_id = bool(model) and id_problem(model) is not None
+    info = table.resolve(model) if model and not bad_id else None
     cfg = project.config.get("budget") or {}
     doc = project.config_doc
-    diags: list[Diagnostic] = []
-    if model and info is None:
+    if model and info is None and not bad_id:
         role = composed.role
         diags.append(
             Diagnostic.at(
@@ -204,3 +261,60 @@ def effective_tokenizer(composed: ComposedRole, project: Project) -> tuple[str, 
         key = ("budget", "tokenizer") if cfg.get("tokenizer") else ("tokenizer",)
         return tokenizer, f"project (promptmill.yaml:{doc.pos(key).line})" if doc else "project", diags
     return DEFAULT_TOKENIZER, "promptmill default", diags
+
+
+def _role_model_diagnostics(composed: ComposedRole, table: ModelTable) -> list[Diagnostic]:
+    """A model the role's chain names (promptmill.yaml's default is checked once, by
+    `project_model_diagnostics`): PM201 when it is not a model id, PM507 when it is a likely typo of a
+    known id that a shipped (catch-all) row would serve without a word."""
+    found = composed.settings.get("model")
+    if found is None:
+        return []
+    model, setter = found
+    problem = id_problem(model)
+    if problem is not None:
+        return [Diagnostic.at(setter.pos("model"), "PM201", problem, hint="write the id as the provider lists it")]
+    info = table.resolve(model)
+    near = table.near_miss(model) if info is not None and info.origin == "promptmill" else None
+    return [_near_miss(setter.pos("model"), model, near, info)] if info is not None and near is not None else []
+
+
+def effective_provider(composed: ComposedRole, project: Project, info: ModelInfo | None) -> tuple[str, str | None, list[Diagnostic]]:
+    """(wire, where it came from (None: promptmill's default `text`), diagnostics) for a composed role.
+
+    The model decides, as `render --model` does, unless a provider is written: a `provider:` in the role's
+    chain always wins, and is a positioned PM010 when it cannot serve the model (`serving_problem`);
+    promptmill.yaml's default `provider:` applies where it can serve the role's model (the model's own
+    provider, or a wire of no provider: text, live) and gives way to the model where it cannot. With no
+    known model, the project's default, else `text`."""
+    doc = project.config_doc
+    model = composed.setting("model", project.config.get("model"))
+    table = model_table(project) if info is not None else None
+    found = composed.settings.get("provider")
+    if found is not None:
+        provider, setter = found
+        problem = serving_problem(get_wire(provider), model, table) if info is not None else None
+        if problem is None:
+            return provider, _where(setter, "provider"), []
+        model_setter = composed.settings.get("model", (None, None))[1]
+        chain = list(composed.chain)
+        # the error stands where the conflict was made: the later (more derived) of the two settings
+        at_model = model_setter is not None and chain.index(model_setter) > chain.index(setter)
+        where = model_setter.pos("model") if at_model and model_setter is not None else setter.pos("provider")
+        inherited = "" if setter is composed.role else f" ({_where(setter, 'provider')})"
+        own = info.default_wire if info is not None else "the model's provider"
+        hint = (
+            f"set `provider: {own}` on role '{composed.role.id}' (it overrides the inherited one), or name a model {provider} serves"
+            if inherited
+            else _serving_hint(info)
+        )
+        diag = Diagnostic.at(
+            where, "PM010", f"role '{composed.role.id}': provider {provider}{inherited} cannot serve its model: {problem}", hint=hint
+        )
+        return provider, _where(setter, "provider"), [diag]
+    default = project.config.get("provider")
+    if default and (info is None or serving_problem(get_wire(default), model, table) is None):
+        return default, f"project (promptmill.yaml:{doc.pos(('provider',)).line})" if doc is not None else "project", []
+    if info is not None:
+        return info.default_wire, f"model {model} (row {info.pattern})", []
+    return "text", None, []

@@ -251,6 +251,18 @@ class Runtime:
         tokenizer = get_tokenizer(bundle.tokenizer if info is None else info.tokenizer, base_dir=self.base_dir)
         return "exact" if tokenizer.exact and not wire.estimate else "estimate"
 
+    def check_wire(self, role: str, *, provider: str | None = None, model: str | None = None) -> None:
+        """PM010 when the wire a render of `role` for `provider` and `model` (defaults as in `render`)
+        uses cannot serve the model the request is for (`models.check_serves`, as `batch` checks): a
+        request body never names a model its API does not serve. `render` itself still fits a role for
+        any wire (the preview compares them); the CLI's `render` and `batch` call this first."""
+        from .models import check_serves
+
+        info = None if model is None else self.models.lookup(model)
+        bundle = self.bundle(role)
+        wire = get_wire(provider or (info.default_wire if info is not None else bundle.provider))
+        check_serves(wire, model or bundle.model, self.models)
+
     def _prepared_for(self, role: str, tokenizer: str) -> PreparedRole:
         """The role prepared for counting with `tokenizer`: its own preparation when the bundle counts
         with it, else the bundle with its compile-time counts (static sections, titles) recounted."""

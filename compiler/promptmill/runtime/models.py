@@ -27,7 +27,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ..core.errors import TokenizerError
+from ..core.errors import ConfigError, TokenizerError
 
 PROVIDERS = ("openai", "anthropic", "gemini")
 
@@ -48,6 +48,72 @@ def ratio_problem(value: object) -> str | None:
     if not RATIO_MIN <= value <= RATIO_MAX:  # also refuses nan (every comparison is false) and the infinities
         return f"the ratio {value!r} is outside {RATIO_MIN}-{RATIO_MAX}"
     return None
+
+
+# The largest context window or reply limit a row may give: 100M tokens. The largest windows published
+# are 10M tokens (Meta's Llama 4 Scout; the shipped rows top out at 1,048,576 for Gemini), so this leaves
+# tenfold room for growth while a typo of a few extra zeros, or 1e308, is refused before it reaches a
+# budget; it is the `maximum` the project schema already gave `context_window` and `max_output_tokens`.
+MAX_LIMIT_TOKENS = 100_000_000
+# the longest model id taken: Bedrock's inference-profile ARNs are the longest real ones (about 100 characters)
+MAX_MODEL_ID = 256
+
+
+def limit_problem(value: object, what: str = "a limit") -> str | None:
+    """Why `value` cannot be a context window or reply limit (a whole number of tokens, 1 to
+    MAX_LIMIT_TOKENS), or None when it can."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{what} is a whole number of tokens, not {type(value).__name__} {value!r}"
+    if not 1 <= value <= MAX_LIMIT_TOKENS:
+        return f"{what} of {value} tokens is outside 1-{MAX_LIMIT_TOKENS:,}"
+    return None
+
+
+def id_problem(model: object) -> str | None:
+    """Why `model` cannot be a model id (it goes into request bodies as it is written), or None."""
+    if not isinstance(model, str):
+        return f"a model id is text, not {type(model).__name__}"
+    if not model:
+        return "a model id cannot be empty"
+    if len(model) > MAX_MODEL_ID:
+        return f"a model id is at most {MAX_MODEL_ID} characters; this one has {len(model)}"
+    bad = next((ch for ch in model if ch.isspace() or not ch.isprintable()), None)
+    if bad is not None:
+        return f"model id {model!r} holds {_named(bad)}: a model id has no whitespace or control characters"
+    return None
+
+
+def _named(ch: str) -> str:
+    names = {" ": "a space", "\n": "a newline", "\t": "a tab", "\r": "a carriage return"}
+    return names.get(ch, f"the character U+{ord(ch):04X}")
+
+
+def row_problems(row: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str]]:
+    """What is wrong with one model-table row beyond its schema, as (key path inside the row, why):
+    a pattern with whitespace or a control character, a ratio outside RATIO_MIN-RATIO_MAX, a context
+    window, reply limit or cache figure outside 1-MAX_LIMIT_TOKENS (cache figures: 0 allowed)."""
+    out: list[tuple[tuple[str, ...], str]] = []
+    pattern = row.get("pattern")
+    problem = id_problem(pattern[:-1] if isinstance(pattern, str) and pattern.endswith("*") else pattern)
+    if problem is not None:
+        out.append((("pattern",), problem.replace("model id", "pattern", 1) if isinstance(pattern, str) else problem))
+    counting = row.get("counting")
+    if isinstance(counting, Mapping) and "ratio" in counting:
+        problem = ratio_problem(counting["ratio"])
+        if problem is not None:
+            out.append((("counting", "ratio"), problem))
+    for key, what in (("context_window", "a context window"), ("max_output_tokens", "a reply limit")):
+        if key in row or key == "context_window":
+            problem = limit_problem(row.get(key), what)
+            if problem is not None:
+                out.append(((key,), problem))
+    cache = row.get("cache")
+    if isinstance(cache, Mapping):
+        for key in ("min_tokens", "breakpoints"):
+            value = cache.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LIMIT_TOKENS):
+                out.append((("cache", key), f"cache.{key} is a whole number from 0 to {MAX_LIMIT_TOKENS:,}, not {value!r}"))
+    return out
 
 
 # a Bedrock model id of Claude: an optional inference-profile region (`us.`, `eu.`, `apac.`, `us-gov.`,
@@ -108,9 +174,10 @@ def _specificity(pattern: str) -> tuple[int, int]:
 class ModelTable:
     """Rows by pattern; immutable. `default_table()` is the shipped one."""
 
-    def __init__(self, rows: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str] | None = None) -> None:
+    def __init__(self, rows: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str] | None = None, known: Iterable[str] = ()) -> None:
         self._rows = dict(rows)
         self._origins = dict(origins or {})
+        self._known = tuple(known)  # concrete model ids the table's sources list (data/models.json `known_ids`)
 
     def with_rows(self, rows: Iterable[Mapping[str, Any]], origin: str = "project") -> ModelTable:
         """This table with `rows` (project rows) added; a row whose pattern exists replaces it."""
@@ -118,7 +185,31 @@ class ModelTable:
         for row in rows:
             merged[row["pattern"]] = row
             origins[row["pattern"]] = origin
-        return ModelTable(merged, origins)
+        return ModelTable(merged, origins, self._known)
+
+    @property
+    def known_ids(self) -> frozenset[str]:
+        """The concrete model ids the table knows: the shipped list, and every row that is an exact id."""
+        return frozenset(self._known) | {p for p in self._rows if not p.endswith("*")}
+
+    def near_miss(self, model: str) -> str | None:
+        """A known model id `model` is likely a typo of (`claude-sonet-4-5` -> `claude-sonnet-4-5`), or None.
+
+        None for a known id, and for an id that differs from known ones only in its digits (a version
+        or date the table does not list: `claude-sonnet-4-6`, `gpt-6`): a new model, not a typo. Close
+        is an edit distance of at most 2 (1 for ids of 5 characters or fewer)."""
+        from ..core.suggest import edit_distance
+
+        known = self.known_ids
+        if model in known:
+            return None
+        shape = _shape(model)
+        if any(_shape(k) == shape for k in known):
+            return None
+        limit = 1 if len(model) <= 5 else 2
+        scored = sorted((edit_distance(model, k, limit), k) for k in known)
+        best = scored[0] if scored else None
+        return best[1] if best is not None and best[0] <= limit else None
 
     @property
     def patterns(self) -> list[str]:
@@ -145,7 +236,11 @@ class ModelTable:
         return self._info(best, model)
 
     def lookup(self, model: str) -> ModelInfo:
-        """`resolve`, or TokenizerError PM502 naming the nearest patterns."""
+        """`resolve`, or TokenizerError PM502 naming the nearest patterns; ConfigError PM010 when `model`
+        is not a model id at all (whitespace, a control character: it would go into request bodies)."""
+        problem = id_problem(model)
+        if problem is not None:
+            raise ConfigError(problem, code="PM010", hint="pass the id as the provider lists it (see `promptmill models`)")
         info = self.resolve(model)
         if info is None:
             raise TokenizerError(f"unknown model '{model}': not in the model table", code="PM502", hint=self.hint(model))
@@ -186,8 +281,50 @@ class ModelTable:
 @lru_cache(maxsize=1)
 def default_table() -> ModelTable:
     """The table shipped in `promptmill/data/models.json`."""
-    raw = resources.files("promptmill").joinpath("data", "models.json").read_bytes()
-    return ModelTable({row["pattern"]: row for row in json.loads(raw)["models"]})
+    data = json.loads(resources.files("promptmill").joinpath("data", "models.json").read_bytes())
+    return ModelTable({row["pattern"]: row for row in data["models"]}, known=data.get("known_ids", ()))
+
+
+def _shape(model: str) -> str:
+    """A model id with each run of digits as `#`: ids of one shape differ only in version or date."""
+    return re.sub(r"\d+", "#", model)
+
+
+def wire_family(wire: Any) -> str | None:
+    """The model table's `provider` whose models `wire` sends requests to (`anthropic` for the
+    anthropic, bedrock and Vertex wires of Claude), or None for a wire that names no model (text, live)."""
+    for name in (wire.models, wire.provider):
+        if name in PROVIDERS:
+            return str(name)
+    return None
+
+
+def serving_problem(wire: Any, model: str | None, table: ModelTable | None = None) -> str | None:
+    """Why `wire` cannot carry a request for `model` (its row is another provider's), or None: a wire
+    of no provider (text, live), no model, or a model the table does not know are not refused."""
+    family = wire_family(wire)
+    info = None if family is None or not model else (table or default_table()).resolve(model)
+    if info is None or info.provider == family:
+        return None
+    return (
+        f"the {wire.name} wire sends requests to {family} models, and '{model}' is served by {info.provider} "
+        f"(row {info.pattern}): its request body would name a model {wire.name} does not serve"
+    )
+
+
+def check_serves(wire: Any, model: str | None, table: ModelTable | None = None, *, option: str = "--model") -> None:
+    """ConfigError PM010 when `wire` cannot carry a request for `model` (`serving_problem`): the one check
+    `render` and `batch` share, so neither writes a body for a model its wire does not serve."""
+    problem = serving_problem(wire, model, table)
+    if problem is None:
+        return
+    info = (table or default_table()).resolve(model or "")
+    own = info.default_wire if info is not None else ""
+    raise ConfigError(
+        problem,
+        code="PM010",
+        hint=f"render for {own}, the wire of its provider (--provider {own}), or pass {option} one of {wire_family(wire)}'s models",
+    )
 
 
 def resolve_model(model: str, table: ModelTable | None = None) -> ModelInfo | None:
