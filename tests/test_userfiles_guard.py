@@ -41,7 +41,7 @@ def file_calls(tree: ast.AST) -> list[tuple[int, str]]:
             if isinstance(owner, ast.Name) and owner.id in MODULE_CALLS:
                 if func.attr in MODULE_CALLS[owner.id]:
                     found.append((node.lineno, f"{owner.id}.{func.attr}"))
-            elif func.attr in PATH_METHODS and not (isinstance(owner, ast.Name) and owner.id in {"self", "str", "text", "s"}):
+            elif func.attr in PATH_METHODS and not (isinstance(owner, ast.Name) and owner.id in {"self", "str", "text", "s", "userfiles"}):
                 if func.attr == "replace" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                     continue  # str.replace("a", "b")
                 if func.attr == "replace" and len(node.args) >= 2:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..compose.budgets import model_table
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
+from ..core import userfiles
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
-from ..core.errors import CompileError
+from ..core.errors import CompileError, PromptmillError
 from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
 from ..source.examples import listed_examples
@@ -32,7 +33,7 @@ from ..source.project import Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
 from .bundler import compile_role, source_hash, tokenizer_identity
 from .freshness import current_inputs, dependency_hash, files_of, intact_roles, owned, project_inputs, read_manifest, tokenizer_inputs
-from .writer import build_lock, install_build, stale_files
+from .writer import build_lock, check_build_folder, install_build, stale_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..runtime.engine import Runtime
@@ -123,9 +124,9 @@ def _load_one(
     key: DocKey | None = None
     if cache is not None:
         try:
-            raw = text if text is not None else path.read_bytes()
+            raw = text if text is not None else userfiles.read_bytes(path, what="template")
             key = DocKey(os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(raw).hexdigest())
-        except OSError:
+        except PromptmillError:
             key = None  # load_file reports it
         if key is not None and key in cache:
             seen[key] = cache[key]
@@ -373,6 +374,7 @@ def compile(  # shadows the builtin on purpose: the public name is promptmill.co
         pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
     if has_errors(pdiags):
         raise CompileError(sort_diagnostics(pdiags))
+    check_build_folder(project.build_dir, project.root, named=output is not None)
     if check:
         return _compile(path, project, output, check=True, force=force)
     with build_lock(project.build_dir):

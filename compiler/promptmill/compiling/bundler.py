@@ -40,6 +40,7 @@ from ..compose.model import (
 )
 from ..compose.placement import infer_messages
 from ..compose.resolve import ComposedRole, Index
+from ..core import userfiles
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
@@ -367,8 +368,8 @@ def tokenizer_identity(name: str, project: Project) -> str:
         return name
     path = project.root / name[3:]
     try:
-        return "hf:" + hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        return "hf:" + hashlib.sha256(userfiles.read_bytes(path, root=project.root, what="tokenizer file")).hexdigest()
+    except PromptmillError:
         return name
 
 
