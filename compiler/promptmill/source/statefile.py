@@ -51,9 +51,7 @@ def _blank(raw: bytes) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-def read_state(
-    path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES, root: str | os.PathLike[str] | None = None
-) -> Any:
+def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES, root: str | os.PathLike[str] | None = None) -> Any:
     """The data in state file `path` (an empty file is an empty state); `-` reads standard input.
 
     A regular file only, at most `max_bytes`; with `root` (a project's example states)
