@@ -82,10 +82,10 @@ def run_batch(
     if workers < 1 or chunk < 1:
         raise ConfigError("workers and chunk must be at least 1", code="PM010")
     start = time.perf_counter()
+    items = check_columns(read_rows(Path(input)), input, id_column=id_column, state_column=state_column)  # the input first: cheap
     renderer = BatchRenderer(
         build, role, provider=provider, model=model, budget=budget, id_column=id_column, state_column=state_column, max_tokens=max_tokens
     )
-    items = check_columns(read_rows(Path(input)), input, id_column=id_column, state_column=state_column)
     folder = Path(out)
     with _sigterm_exits(), OutputFolder(folder) as outdir:
         limits = renderer.limits

@@ -72,7 +72,12 @@ def check_build_folder(build_dir: Path, project_root: Path, *, named: bool) -> N
     probe = build
     while not os.path.lexists(probe) and probe != probe.parent:
         probe = probe.parent  # the deepest part that exists decides where the folder lands
-    userfiles.check_inside(probe, root, what="build folder")
+    if not userfiles.is_inside(probe, root):
+        raise userfiles.PathOutsideError(
+            f"{build_dir}: the build folder is behind a symbolic link that leads out of the project {root.as_posix()}"
+            f" ({probe.as_posix()} leads to {os.path.realpath(probe)})",
+            hint="promptmill writes a build only inside the project, or into a folder you name outside it with `-o`; remove the link",
+        )
 
 
 @contextlib.contextmanager
