@@ -61,11 +61,14 @@ BUILD_FILE_LIMIT = userfiles.DEFAULT_LIMIT  # a manifest or bundle; far above an
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 
 
+_MISSING = userfiles.reason(FileNotFoundError())  # how userfiles says a file does not exist
+
+
 def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
     try:  # a regular file only, at most BUILD_FILE_LIMIT: a bundle linked to /dev/zero or a FIFO is an error, not a hang
         raw = userfiles.read_bytes(path, limit=BUILD_FILE_LIMIT, what=what)
     except PromptmillError as exc:
-        if not os.path.lexists(path):  # removed by a concurrent compile: `load` starts again
+        if exc.message.endswith(_MISSING) or not os.path.lexists(path):  # removed by a concurrent compile: `load` starts again
             raise FileNotFoundError(errno.ENOENT, f"{what} missing", str(path)) from None
         raise BuildError(exc.message, hint="recompile: promptmill compile") from None
     if expected_sha is not None and hashlib.sha256(raw).hexdigest() != expected_sha:
