@@ -25,14 +25,52 @@ MODULE_CALLS = {
 
 # module (relative to the package) -> (calls, why it may make them itself)
 REVIEWED: dict[str, tuple[int, str]] = {
-    "runtime/tokenizers.py": (
-        5,
-        "package data only: the shipped encoding files (importlib.resources, hash-checked), and quicktok's vocabulary"
-        " written into a private tempfile.mkdtemp folder, loaded and removed; no user path",
-    ),
     "web/app.py": (1, "package data only: the page's three static files, read through importlib.resources; no user path"),
     "lsp/__init__.py": (1, "os.fdopen of a duplicate of file descriptor 1: the protocol's own output stream, no user path"),
     "runtime/models.py": (1, "reads promptmill's own package data (data/models.json) through importlib.resources, never a user path"),
+    "batch/outdir.py": (
+        4,
+        "_sha256 opens an output file O_NOFOLLOW after lstat said it is a regular file in --out (os.open, os.fdopen); "
+        "shutil.rmtree removes only a staging folder promptmill made (mkdtemp's name, a real folder holding only "
+        "files named like its output; rmtree refuses a link) and its own staging folder at the end",
+    ),
+    "batch/shards.py": (
+        5,
+        "AtomicFile streams a batch file too large to hold for userfiles.write_bytes: it creates its temporary file "
+        "exclusively (os.open O_EXCL|O_NOFOLLOW in the private staging folder, or tempfile.mkstemp beside the target), "
+        "renames it into place (os.replace replaces a link, never writes through it) and unlinks only that temporary file",
+    ),
+    "cli/main.py": (
+        2,
+        "os.devnull only: opened to stand in for a standard stream that is closed or whose reader went away",
+    ),
+    "cli/scaffold.py": (
+        2,
+        "reads the starter project shipped inside the package (importlib.resources); under --force removes a "
+        "symbolic link that stands where a starter file goes (the link itself, never its target) before write_bytes",
+    ),
+    "compiling/writer.py": (
+        2,
+        "opens the build folder itself O_RDONLY|O_DIRECTORY only to fsync its entries after the manifest's rename; "
+        "rmdir removes only roles/ and tokenizers/ subfolders its own removals emptied (rmdir never removes a "
+        "non-empty folder or follows a link)",
+    ),
+    "core/filelock.py": (
+        3,
+        "the lock file of a build or --out folder: opened O_NOFOLLOW (never through a link), read for the holder's "
+        "note; unlinked only by its holder (batch, remove=True) after checking it is the file it locked",
+    ),
+    "runtime/tokenizers.py": (
+        5,
+        "reads the encodings shipped inside the package (importlib.resources); builds quicktok's vocabulary in a "
+        "private folder of its own (tempfile.mkdtemp) and removes that folder",
+    ),
+    "source/schemacheck.py": (1, "reads the JSON Schemas shipped inside the package (importlib.resources)"),
+    "source/textcheck.py": (
+        1,
+        "the template reader: opens O_NONBLOCK and checks fstat (regular files only, PM100), size cap before and "
+        "while reading (PM105) - the same rules as userfiles.read_bytes, returned as (code, message) for diagnostics",
+    ),
 }
 
 

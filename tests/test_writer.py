@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +103,69 @@ def test_a_failed_bundle_write_is_pm014_and_keeps_the_old_manifest(tmp_path):
     assert err.value.code == "PM014"
     assert (tmp_path / "manifest.json").read_bytes() == b"old\n"
     assert (tmp_path / "roles" / "a.1.json").is_file()
+
+
+PROJECT_ROLE = "kind: role\nid: r\nsections:\n  - id: a\n    text: Hello.\n"
+
+
+def _project(tmp_path):
+    (tmp_path / "prompts").mkdir(parents=True)
+    (tmp_path / "prompts" / "r.yaml").write_text(PROJECT_ROLE)
+    return tmp_path
+
+
+@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EROFS])
+def test_a_disk_that_refuses_the_build_is_pm014_through_the_cli(tmp_path, monkeypatch, error):
+    """Disk full or read-only while the build is renamed into place: PM014 naming the cause, never PM000."""
+    from click.testing import CliRunner
+
+    from promptmill.cli.main import main
+
+    project = _project(tmp_path)
+    monkeypatch.chdir(project)
+
+    def refuse(src, dst, *args, **kwargs):
+        raise OSError(error, os.strerror(error), str(dst))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    result = CliRunner().invoke(main, ["compile"], catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert "error[PM014]" in result.output and os.strerror(error) in result.output, result.output
+    assert "PM000" not in result.output and "Traceback" not in result.output
+    assert not (project / "build" / "manifest.json").exists()
+    assert [p.name for p in (project / "build").rglob(".tmp-*")] == []  # the temporary files went too
+
+
+def test_a_build_folder_linking_to_another_project_is_pm017_and_nothing_there_changes(tmp_path):
+    """The other project's file named like a bundle (a stale one, to garbage collection) stays."""
+    project, other = _project(tmp_path / "p"), tmp_path / "other"
+    (other / "roles").mkdir(parents=True)
+    stale = other / bundle_path("gone", b"{}")
+    stale.write_bytes(b"{}")  # its content hashes to its name: garbage collection would take it
+    (project / "build").symlink_to(other)
+    done = subprocess.run(
+        [sys.executable, "-m", "promptmill.cli", "compile"], cwd=project, capture_output=True, text=True, env=_env(), timeout=60
+    )
+    assert done.returncode == 1, done.stderr
+    assert "error[PM017]" in done.stderr and "Traceback" not in done.stderr
+    assert stale.read_bytes() == b"{}" and sorted(p.name for p in other.rglob("*")) == sorted(["roles", stale.name])
+
+
+def test_o_naming_a_folder_outside_the_project_is_allowed(tmp_path):
+    """`-o` outside the project is the user's choice: the build goes there."""
+    project = _project(tmp_path / "p")
+    done = subprocess.run(
+        [sys.executable, "-m", "promptmill.cli", "compile", "-o", str(tmp_path / "elsewhere")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "elsewhere" / "manifest.json").is_file()
+
+
+def _env() -> dict[str, str]:
+    compiler = str(Path(__file__).resolve().parents[1] / "compiler")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (compiler, os.environ.get("PYTHONPATH", "")) if p)}

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
+from ..core import userfiles
 from ..core.errors import PromptmillError
 from ..core.filelock import NOFOLLOW, folder_lock
 from .shards import AtomicFile, write_failed
@@ -50,6 +51,7 @@ MANIFEST = ".promptmill-batch.json"
 STAGING_PREFIX = ".promptmill-tmp-"
 KIND = "promptmill-batch-output"
 SHOWN = 5  # offending files named in PM874
+MANIFEST_LIMIT = 64 << 20  # a manifest lists a few files per shard; far more than any run writes
 
 _STAGING = re.compile(re.escape(STAGING_PREFIX) + r"[a-z0-9_]{8}")  # mkdtemp's names
 _OUTPUT_NAME = re.compile(r"requests-\d{5}\.jsonl|report\.jsonl|summary\.json|" + re.escape(MANIFEST))
@@ -95,8 +97,8 @@ def read_manifest(path: Path) -> Versions | None:
     if _regular_size(path) is None:
         return None
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(userfiles.read_bytes(path, limit=MANIFEST_LIMIT, root=path.parent, what="batch manifest"))
+    except (PromptmillError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("files"), dict):
         return None
@@ -259,8 +261,8 @@ class OutputFolder:
         for name in sorted(set(self.owned) - set(new)):
             size = _regular_size(folder / name)
             if size is not None and any(v["bytes"] == size for v in self.owned[name]):
-                with contextlib.suppress(OSError):
-                    (folder / name).unlink()
+                with contextlib.suppress(OSError, PromptmillError):
+                    userfiles.remove(folder / name, root=folder)  # a regular file, never a link
         self._write_manifest(new)
         self.owned = new
 

@@ -11,11 +11,13 @@ file's byte order mark names (PM870).
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
+from ..core import userfiles
 from ..core.errors import ConfigError
 from .lines import MAX_LINE_BYTES, Unreadable, lines
 
@@ -33,8 +35,16 @@ def read_rows(path: str | Path, *, batch_rows: int = 64, max_row_bytes: int = MA
             code="PM010",
             hint="name the input .jsonl (one JSON object a line) or .parquet",
         )
-    if not path.is_file():
-        raise ConfigError(f"input {path} does not exist or is not a file", code="PM011")
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise ConfigError(f"input {path}: {userfiles.reason(exc)}", code="PM011") from None
+    if not stat.S_ISREG(mode):  # a FIFO would block the run, /dev/zero would never end
+        raise ConfigError(
+            f"input {path} is {userfiles.kind_of(mode)}; promptmill batch reads regular files only",
+            code="PM011",
+            hint="name a regular file",
+        )
     if suffix in PARQUET:
         return _parquet(path, batch_rows, max_row_bytes)
     return _jsonl(path, max_row_bytes)

@@ -16,6 +16,7 @@ partial files are removed and the workers stop (exit status 143).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -27,6 +28,7 @@ from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
 from ..core.errors import ConfigError, PromptmillError
+from ..core.suggest import did_you_mean, nearest
 from .outdir import OutputFolder
 from .renderer import BatchRenderer, render_items
 from .rows import read_rows
@@ -41,8 +43,13 @@ class BatchFailed(PromptmillError):
 
     code = "PM872"
 
-    def __init__(self, message: str, summary: dict):
-        super().__init__(message, hint="read report.jsonl for each failed row and its code; raise --max-error-rate to accept them")
+    def __init__(self, message: str, summary: dict, *, every_row: bool = False):
+        hint = (
+            "every row failed: fix the cause above (raising --max-error-rate would accept an empty run)"
+            if every_row
+            else "read report.jsonl for each failed row and its code; raise --max-error-rate to accept them"
+        )
+        super().__init__(message, hint=hint)
         self.summary = summary
 
 
@@ -75,16 +82,17 @@ def run_batch(
     if workers < 1 or chunk < 1:
         raise ConfigError("workers and chunk must be at least 1", code="PM010")
     start = time.perf_counter()
+    items = check_columns(read_rows(Path(input)), input, id_column=id_column, state_column=state_column)  # the input first: cheap
     renderer = BatchRenderer(
         build, role, provider=provider, model=model, budget=budget, id_column=id_column, state_column=state_column, max_tokens=max_tokens
     )
-    items = read_rows(Path(input))
     folder = Path(out)
     with _sigterm_exits(), OutputFolder(folder) as outdir:
         limits = renderer.limits
         shards = ShardWriter(folder, PREFIX, max_requests or limits.requests, max_bytes or limits.bytes, staging=outdir.staging)
         report = outdir.file("report.jsonl")
         tally = Tally()
+        first_failure: Any = None  # the first failed row: the cause, when every row fails
         try:
             for r in render_items(renderer, items, workers=workers, chunk=chunk):
                 # the request line's bytes, made once by the renderer, are measured, hashed and written as they are
@@ -96,6 +104,8 @@ def run_batch(
                     shards.write(line)
                 report.write(r.report_line())
                 tally.add(r)
+                if not r.ok and first_failure is None:
+                    first_failure = r
                 if progress is not None and tally.rows % 256 == 0:
                     progress(tally.rows)
             if progress is not None:
@@ -132,10 +142,67 @@ def run_batch(
     if failed:
         raise BatchFailed(
             f"{tally.failed} of {tally.rows} rows failed ({tally.error_rate:.1%}), more than the allowed "
-            f"{max_error_rate:.1%}; no request files written; see {folder / 'report.jsonl'}",
+            f"{max_error_rate:.1%}; no request files written; see {folder / 'report.jsonl'}" + _cause(tally, first_failure),
             summary,
+            every_row=tally.ok == 0,
         )
     return summary
+
+
+def _cause(tally: Tally, first: Any) -> str:
+    """The cause in the error's own words: the first failed row's error, and how many rows share its code."""
+    if first is None:
+        return ""
+    where = f"row {first.index}" + (f" ({first.where})" if first.where else "")
+    share = "every row" if tally.ok == 0 and tally.codes.get(first.code) == tally.rows else f"{tally.codes.get(first.code, 1)} row(s)"
+    return f"\nfirst failure ({share} failed with {first.code}): {where}: [{first.code}] {first.message}"
+
+
+SHOWN_COLUMNS = 20  # columns named when --id-column or --state-column names none of them
+
+
+def check_columns(
+    items: Iterator[tuple[int, Any, str | None]], input: Any, *, id_column: str | None, state_column: str | None
+) -> Iterator[tuple[int, Any, str | None]]:
+    """`items` as they are, after checking that the first row has the columns the command line names.
+
+    A column the first row lacks is nearly always a typo (`--id-column idd`): it
+    would fail every row with PM871/PM870 and the run with PM872, the cause only in
+    report.jsonl. So the run stops before it writes anything, naming the column and
+    the columns the row has. A first row that is not a JSON object is left to the
+    row's own error.
+    """
+    named = [(c, flag, code) for c, flag, code in ((id_column, "--id-column", "PM871"), (state_column, "--state-column", "PM870")) if c]
+    if not named:
+        return items
+    first = next(items, None)
+    if first is None:
+        return iter(())
+    row = first[1]
+    if isinstance(row, bytes | str):
+        try:
+            row = json.loads(row)
+        except (ValueError, RecursionError):
+            row = None
+    if isinstance(row, dict):
+        for column, flag, code in named:
+            if column not in row:
+                raise _no_column(input, first[2], column, flag, code, [str(k) for k in row])
+    return itertools.chain([first], items)
+
+
+def _no_column(input: Any, where: str | None, column: str, flag: str, code: str, columns: list[str]) -> PromptmillError:
+    more = f" and {len(columns) - SHOWN_COLUMNS} more" if len(columns) > SHOWN_COLUMNS else ""
+    shown = ", ".join(repr(c) for c in columns[:SHOWN_COLUMNS]) + more
+    near = nearest(column, columns)
+    hint = (did_you_mean(near) + " " if near else "") + f"name a column every row has with {flag}"
+    if flag == "--id-column":
+        hint += ", or leave it out to number the rows (row-0, row-1, ...)"
+    return PromptmillError(
+        f"{input}: the first row ({where or 'row 0'}) has no column {column!r} ({flag}); its columns: {shown or 'none'}; nothing written",
+        code=code,
+        hint=hint,
+    )
 
 
 def summary_bytes(summary: dict) -> bytes:

@@ -22,6 +22,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
+from ..core import userfiles
 from ..core.choices import SCHEMA_NAMES
 from ..core.errors import ScaffoldError
 from ..core.version import __version__
@@ -75,11 +76,12 @@ def write_files(root: str | os.PathLike[str], files: dict[str, bytes], *, force:
             )
     written = []
     try:
+        base.mkdir(parents=True, exist_ok=True)  # the folder named: the root every file must stay inside
         for path, data in targets:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            userfiles.make_folder(path.parent, root=base)  # PM017 when a folder in it links out
             if path.is_symlink():
-                path.unlink()  # replace the link itself, never write through it
-            path.write_bytes(data)
+                path.unlink()  # --force: replace the link itself, never write through it
+            userfiles.write_bytes(path, data, root=base, what="starter file")
             written.append(path)
     except OSError as exc:
         raise ScaffoldError(f"cannot write {exc.filename or base}: {exc.strerror or exc}") from None

@@ -22,17 +22,18 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..compose.budgets import model_table, project_model_diagnostics
 from ..compose.model import Role, Template, build_template
 from ..compose.resolve import ComposedRole, Composer, Index, build_index
+from ..core import userfiles
 from ..core.diagnostics import Diagnostic, has_errors, sort_diagnostics
-from ..core.errors import CompileError
+from ..core.errors import CompileError, PromptmillError
 from ..core.version import __version__
 from ..runtime.bundle import FORMAT_VERSION, Manifest, RoleBundle
 from ..source.examples import listed_examples
 from ..source.loader import DocPath, discover, invisible_characters, load_file, load_text
-from ..source.project import Layer, Project, find_project, is_user_rules_file
+from ..source.project import CONFIG_NAME, Layer, Project, find_project, is_user_rules_file
 from ..source.schemacheck import check_document
 from .bundler import compile_role, source_hash, tokenizer_identity
 from .freshness import current_inputs, dependency_hash, files_of, intact_roles, owned, project_inputs, read_manifest, tokenizer_inputs
-from .writer import build_lock, install_build, stale_files
+from .writer import build_lock, check_build_folder, install_build, stale_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..runtime.engine import Runtime
@@ -123,9 +124,9 @@ def _load_one(
     key: DocKey | None = None
     if cache is not None:
         try:
-            raw = text if text is not None else path.read_bytes()
+            raw = text if text is not None else userfiles.read_bytes(path, what="template")
             key = DocKey(os.getcwd(), str(project.root), layer, str(path), hashlib.sha256(raw).hexdigest())
-        except OSError:
+        except PromptmillError:
             key = None  # load_file reports it
         if key is not None and key in cache:
             seen[key] = cache[key]
@@ -345,11 +346,47 @@ def _no_project(project: Project) -> Diagnostic:
 
 
 def lint(path: str | os.PathLike[str] = ".") -> LintResult:
-    """Check every template of the project at `path`; never writes anything."""
+    """Check every template of the project at `path`; never writes anything.
+
+    `path` a template file (not promptmill.yaml): that file is checked as part of
+    the project that holds it (its references resolve against the project), and
+    only its own findings are reported."""
+    target = Path(path)
+    if target.name != CONFIG_NAME and os.path.lexists(target) and not target.is_dir():
+        return _lint_file(target)
     loaded = load_project(path)
     _, _, diags = compile_bundles(loaded)
     all_diags = tuple(sort_diagnostics(loaded.diagnostics + diags))
     return LintResult(all_diags, loaded.files, len(_roles(loaded)))
+
+
+def _lint_file(target: Path) -> LintResult:
+    """Lint one template file as part of its project: the project's findings in that file only."""
+    project, _ = find_project(target.parent)
+    real = target.resolve()
+    layer = project.layers[0]
+    paths, _ = discover(layer.root, exclude=project.exclude) if layer.root.is_dir() else ([], [])
+    if real not in {p.resolve() for p in paths}:  # not one of the project's templates: checked on its own
+        doc, diags = load_file(target, project.display(target))
+        if doc is not None:
+            diags.extend(invisible_characters(doc))
+            diags.extend(check_document(doc))
+        note = Diagnostic(
+            "PM011",
+            "info",
+            project.display(target),
+            0,
+            0,
+            f"not a template of the project at {project.root}: outside its prompts folder {project.display(layer.root)} or excluded;"
+            " checked on its own (syntax and schema only)",
+        )
+        return LintResult(tuple(sort_diagnostics([*diags, note])), 1, 0)
+    loaded = load_project(target.parent)
+    _, _, diags = compile_bundles(loaded)
+    names = {loaded.project.display(target), loaded.project.display(real)}
+    mine = [d for d in loaded.diagnostics + diags if d.file in names]
+    source = loaded.project.source_id(layer, target)
+    return LintResult(tuple(sort_diagnostics(mine)), 1, sum(1 for t in _roles(loaded) if t.source_file == source))
 
 
 def compile(  # shadows the builtin on purpose: the public name is promptmill.compile
@@ -375,6 +412,7 @@ def compile(  # shadows the builtin on purpose: the public name is promptmill.co
         pdiags.append(_no_project(project))  # before the lock: no build/ folder appears in the wrong folder
     if has_errors(pdiags):
         raise CompileError(sort_diagnostics(pdiags))
+    check_build_folder(project.build_dir, project.root, named=output is not None)
     if check:
         return _compile(path, project, output, check=True, force=force)
     with build_lock(project.build_dir):

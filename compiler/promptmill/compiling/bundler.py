@@ -40,10 +40,10 @@ from ..compose.model import (
 )
 from ..compose.placement import infer_messages
 from ..compose.resolve import ComposedRole, Index
+from ..core import userfiles
 from ..core.diagnostics import Diagnostic, Position
 from ..core.errors import PromptmillError, RenderError
 from ..core.suggest import did_you_mean, suggest
-from ..core.userfiles import read_bytes as read_user_bytes
 from ..core.version import __version__
 from ..lints.context import LintContext
 from ..lints.keys import Binding, item_binding, order_key_diagnostics, undeclared_keys
@@ -367,9 +367,9 @@ def tokenizer_identity(name: str, project: Project) -> str:
     if not name.startswith("hf:"):
         return name
     path = project.root / name[3:]
-    try:  # through the guard: a regular file inside the project (the tokenizer's own load says what is wrong)
-        return "hf:" + hashlib.sha256(read_user_bytes(path, root=project.root, what="tokenizer file")).hexdigest()
-    except (OSError, PromptmillError):
+    try:
+        return "hf:" + hashlib.sha256(userfiles.read_bytes(path, root=project.root, what="tokenizer file")).hexdigest()
+    except PromptmillError:
         return name
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..compose.budgets import RATIOS_FILE, effective_tokenizer, measured_ratios
 from ..compose.resolve import ComposedRole, Index
-from ..core.errors import BuildError
+from ..core import userfiles
+from ..core.errors import PromptmillError
 from ..core.version import __version__
 from ..runtime.bundle import Manifest, ManifestEntry, RoleBundle, manifest_from_dict
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
@@ -78,15 +79,18 @@ def intact_roles(old: Manifest | None, build_dir: Path) -> dict[str, str] | None
 
 
 def _intact(build_dir: Path, entry: ManifestEntry) -> bool:
-    path = build_dir / entry.file
-    return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == entry.sha256
+    try:
+        data = userfiles.read_bytes(build_dir / entry.file, root=build_dir, what="bundle")
+    except PromptmillError:  # missing, a link out of the build, not a regular file: compiled again
+        return False
+    return hashlib.sha256(data).hexdigest() == entry.sha256
 
 
 def read_manifest(build_dir: Path) -> Manifest | None:
     """The build's manifest, or None when there is none or it cannot be used."""
     try:
-        return manifest_from_dict(json.loads((build_dir / "manifest.json").read_bytes()))
-    except (OSError, ValueError, BuildError, RecursionError):  # unusable: the compile writes a new one
+        return manifest_from_dict(json.loads(userfiles.read_bytes(build_dir / "manifest.json", root=build_dir, what="manifest")))
+    except (PromptmillError, ValueError, RecursionError):  # unusable: the compile writes a new one
         return None
 
 
@@ -102,8 +106,9 @@ def tokenizer_inputs(project: Project, paths: Iterable[str]) -> dict[str, str]:
     out = {}
     for rel in paths:
         try:
-            out[f"tokenizer:{rel}"] = hashlib.sha256((project.root / rel).read_bytes()).hexdigest()
-        except OSError:
+            data = userfiles.read_bytes(project.root / rel, root=project.root, what="tokenizer file")
+            out[f"tokenizer:{rel}"] = hashlib.sha256(data).hexdigest()
+        except PromptmillError:
             out[f"tokenizer:{rel}"] = "missing"
     return out
 
@@ -121,8 +126,8 @@ def current_inputs(project: Project, tokenizer_paths: Iterable[str] = ()) -> dic
             if project.config_doc is not None and path.resolve() == cfg.resolve() or is_user_rules_file(layer, path):
                 continue
             try:
-                out[project.source_id(layer, path)] = hashlib.sha256(path.read_bytes()).hexdigest()
-            except OSError:
+                out[project.source_id(layer, path)] = hashlib.sha256(userfiles.read_bytes(path, what="template")).hexdigest()
+            except PromptmillError:
                 return None
     return out
 
@@ -131,7 +136,7 @@ def _ship_tokenizer(bundle: RoleBundle, project: Project, files: dict[str, bytes
     """Copy a Hugging Face tokenizer file into the build, so the build is self-contained."""
     if not bundle.tokenizer.startswith("hf:"):
         return bundle
-    data = (project.root / bundle.tokenizer[3:]).read_bytes()
+    data = userfiles.read_bytes(project.root / bundle.tokenizer[3:], root=project.root, what="tokenizer file")
     rel = f"tokenizers/{hashlib.sha256(data).hexdigest()[:16]}.json"
     files[rel] = data
     tokenizers[f"hf:{rel}"] = bundle.tokenizer[3:]
@@ -155,10 +160,10 @@ def files_of(
         entries[role_id] = ManifestEntry(rel, hashlib.sha256(data).hexdigest(), bundle.source_hash, tuple(s.file for s in bundle.sources))
     for role_id in reused:
         entry = old.roles[role_id]  # type: ignore[union-attr]
-        files[entry.file] = (build_dir / entry.file).read_bytes()
+        files[entry.file] = userfiles.read_bytes(build_dir / entry.file, root=build_dir, what="bundle")
         entries[role_id] = entry
         name = json.loads(files[entry.file]).get("tokenizer", "")
         if name.startswith("hf:tokenizers/") and (build_dir / name[3:]).is_file():
-            files[name[3:]] = (build_dir / name[3:]).read_bytes()
+            files[name[3:]] = userfiles.read_bytes(build_dir / name[3:], root=build_dir, what="tokenizer file")
             tokenizers[name] = old.tokenizers.get(name, "")  # type: ignore[union-attr]
     return files, dict(sorted(entries.items())), dict(sorted(tokenizers.items()))

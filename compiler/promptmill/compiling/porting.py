@@ -15,6 +15,7 @@ PM015 with the line and column.
 
 from __future__ import annotations
 
+import os
 import re
 
 from ..core.errors import PromptmillError
@@ -167,11 +168,10 @@ def port_template_file(path: str, role_id: str | None = None) -> str:
     """`port_format` of the text in file `path`; the role id defaults to the file's stem."""
     from pathlib import Path
 
+    from ..core import userfiles
+
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PromptmillError(f"{path}: no such file", code="PM011") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptmillError(f"{path}: cannot read it as UTF-8 text: {exc}", code="PM011") from None
+    if not os.path.lexists(file):
+        raise PromptmillError(f"{path}: no such file", code="PM011")
+    text = userfiles.read_text(file, what="template to port")  # named on the command line: a regular file, size-capped
     return port_format(text, role_id or file.stem, where=path)

@@ -23,17 +23,16 @@ import contextlib
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..core import userfiles
 from ..core.errors import PromptmillError
 from ..core.filelock import folder_lock
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT = 60.0
-TMP_PREFIX = ".tmp-"
-FILE_MODE = 0o644  # mkstemp creates 0600; a build is read by services running as other users
+TMP_PREFIX = userfiles.TMP_PREFIX
 
 
 def unwritable(build_dir: Path, exc: OSError) -> PromptmillError:
@@ -51,6 +50,34 @@ def bundle_path(role_id: str, data: bytes) -> str:
     """Relative, content-addressed file name of a role's bundle."""
     digest = hashlib.sha256(data).hexdigest()[:12]
     return f"roles/{role_id}.{digest}.json"
+
+
+def check_build_folder(build_dir: Path, project_root: Path, *, named: bool) -> None:
+    """PM017 when the build folder would lie outside the project once links are followed.
+
+    The folder from `build:` (or the default `build/`) must stay inside the project:
+    a cloned repository whose `build` links to another project must not get
+    files written or removed there. A folder the user names with `-o` is theirs
+    when it lies outside the project as typed (`-o /srv/app/prompts`); typed
+    inside the project, a link on its way out (`-o linked/build`) is PM017 too.
+    """
+    build, root = Path(os.path.abspath(build_dir)), Path(project_root)
+    if named and not build.is_relative_to(root) and not build.is_relative_to(os.path.realpath(root)):
+        return
+    if not named and not build.is_relative_to(root):
+        raise userfiles.PathOutsideError(
+            f"{build.as_posix()}: the build folder lies outside the project {root.as_posix()}",
+            hint="set `build:` to a folder inside the project, or name a folder elsewhere with `-o DIR`",
+        )
+    probe = build
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent  # the deepest part that exists decides where the folder lands
+    if not userfiles.is_inside(probe, root):
+        raise userfiles.PathOutsideError(
+            f"{build_dir}: the build folder is behind a symbolic link that leads out of the project {root.as_posix()}"
+            f" ({probe.as_posix()} leads to {os.path.realpath(probe)})",
+            hint="promptmill writes a build only inside the project, or into a folder you name outside it with `-o`; remove the link",
+        )
 
 
 @contextlib.contextmanager
@@ -75,7 +102,7 @@ def build_lock(build_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
 
 def _fsync_dir(path: Path) -> None:
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))  # the folder itself, to flush its entries
     except OSError:  # pragma: no cover - platform without directory fds
         return
     try:
@@ -86,30 +113,25 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = False) -> None:
+def atomic_write(path: Path, data: bytes, *, durable: bool = False, root: Path | None = None) -> None:
     """Write `data` to `path` so that readers see the old or the new content, never a part.
 
-    A rename is atomic for other processes, also when this one is killed. With
-    `durable` the data is also flushed to disk before the rename (power loss);
-    bundles do without, since they are content-addressed and hash-checked on load.
+    `userfiles.write_bytes` inside `root` (default: the file's folder): a temporary
+    file, then one rename, never through a link. With `durable` the data and the
+    folder entry are also flushed to disk (power loss); bundles do without, since
+    they are content-addressed and hash-checked on load.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
-    try:
-        with contextlib.suppress(OSError):  # not every platform or filesystem has modes
-            os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    userfiles.write_bytes(path, data, root=root if root is not None else path.parent, durable=durable, what="build file")
     if durable:
         _fsync_dir(path.parent)
+
+
+def _holds(path: Path, data: bytes, root: Path) -> bool:
+    """Does the build file `path` (a regular file inside `root`) already hold exactly `data`?"""
+    try:
+        return userfiles.read_bytes(path, limit=len(data), root=root, what="build file") == data
+    except PromptmillError:  # missing, too large, a link out, not a regular file: not the same
+        return False
 
 
 def write_build(build_dir: Path, files: dict[str, bytes], manifest: bytes, owned: frozenset[str] = frozenset()) -> list[str]:
@@ -131,10 +153,10 @@ def install_build(build_dir: Path, files: dict[str, bytes], manifest: bytes, own
     try:
         for rel, data in sorted(files.items()):
             target = build_dir / rel
-            if target.is_file() and target.read_bytes() == data:
+            if _holds(target, data, build_dir):
                 continue
-            atomic_write(target, data)
-        atomic_write(build_dir / "manifest.json", manifest, durable=True)
+            atomic_write(target, data, root=build_dir)
+        atomic_write(build_dir / "manifest.json", manifest, durable=True, root=build_dir)
     except OSError as exc:
         raise unwritable(build_dir, exc) from None
     return _collect_garbage(build_dir, set(files), owned)
@@ -163,26 +185,27 @@ def written_by_promptmill(build_dir: Path, rel: str, owned: frozenset[str] | set
         if rel in owned:
             return True
         try:
-            return hashlib.sha256((build_dir / rel).read_bytes()).hexdigest()[:length] == match.group(1)
-        except OSError:
+            data = userfiles.read_bytes(build_dir / rel, root=build_dir, what="build file")
+        except PromptmillError:  # a link out of the build, a FIFO, unreadable: not ours to remove
             return False
+        return hashlib.sha256(data).hexdigest()[:length] == match.group(1)
     return False
 
 
 def _collect_garbage(build_dir: Path, keep: set[str], owned: frozenset[str] = frozenset()) -> list[str]:
     removed = []
     for path in sorted(build_dir.glob(TMP_PREFIX + "*")):  # a manifest write that was killed
-        if _TMP_NAME.fullmatch(path.name) and path.is_file():
-            with contextlib.suppress(OSError):
-                path.unlink()
-                removed.append(path.name)
+        if _TMP_NAME.fullmatch(path.name):
+            with contextlib.suppress(OSError, PromptmillError):
+                if userfiles.remove(path, root=build_dir):  # a regular file inside the build, never a link
+                    removed.append(path.name)
     emptied: set[Path] = set()
     for rel in _build_files(build_dir):
         if rel not in keep and written_by_promptmill(build_dir, rel, owned):
-            with contextlib.suppress(OSError):
-                (build_dir / rel).unlink()
-                removed.append(rel)
-                emptied.add((build_dir / rel).parent)
+            with contextlib.suppress(OSError, PromptmillError):
+                if userfiles.remove(build_dir / rel, root=build_dir):
+                    removed.append(rel)
+                    emptied.add((build_dir / rel).parent)
     for folder in sorted(emptied, key=lambda p: len(p.parts), reverse=True):  # only folders this emptied
         while folder != build_dir and folder.is_relative_to(build_dir):
             try:
@@ -208,8 +231,7 @@ def stale_files(build_dir: Path, files: dict[str, bytes], manifest: bytes, owned
     build_dir = Path(build_dir)
     stale = []
     for rel, data in sorted({**files, "manifest.json": manifest}.items()):
-        path = build_dir / rel
-        if not path.is_file() or path.read_bytes() != data:
+        if not _holds(build_dir / rel, data, build_dir):
             stale.append(rel)
     stale.extend(rel for rel in _build_files(build_dir) if rel not in files and written_by_promptmill(build_dir, rel, owned))
     return stale

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core import userfiles
 from ..core.choices import EVENTS
 from ..core.errors import (
     BudgetError,
@@ -56,16 +57,20 @@ if TYPE_CHECKING:
 
 _render_span: Any = None  # set by runtime/tracing.py while renders are traced: the render path imports nothing for it
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often
+BUILD_FILE_LIMIT = userfiles.DEFAULT_LIMIT  # a manifest or bundle; far above any build promptmill writes
 CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (characters of cached text)
 
 
+_MISSING = userfiles.reason(FileNotFoundError())  # how userfiles says a file does not exist
+
+
 def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise BuildError(f"cannot read {what} {path}: {exc.strerror}") from exc
+    try:  # a regular file only, at most BUILD_FILE_LIMIT: a bundle linked to /dev/zero or a FIFO is an error, not a hang
+        raw = userfiles.read_bytes(path, limit=BUILD_FILE_LIMIT, what=what)
+    except PromptmillError as exc:
+        if exc.message.endswith(_MISSING) or not os.path.lexists(path):  # removed by a concurrent compile: `load` starts again
+            raise FileNotFoundError(errno.ENOENT, f"{what} missing", str(path)) from None
+        raise BuildError(exc.message, hint="recompile: promptmill compile") from None
     if expected_sha is not None and hashlib.sha256(raw).hexdigest() != expected_sha:
         raise BuildError(
             f"{what} {path} does not match the hash in manifest.json (corrupted or edited by hand)",

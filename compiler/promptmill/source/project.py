@@ -29,12 +29,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..core import userfiles
 from ..core.diagnostics import Diagnostic, has_errors
+from ..core.errors import PromptmillError
 from ..core.suggest import suggest
 from .loader import Document, load_file
 from .schemacheck import check_document, load_schema
 
 CONFIG_NAME = "promptmill.yaml"
+CONFIG_READ_LIMIT = 1 << 20  # locating reads only the `prompts:` line: the first MiB is plenty
 USER_RULES_SOURCE = "user:" + CONFIG_NAME  # the user rules file's stable source id
 USER_RULES_KEYS = ("inject",)
 DEFAULT_BUDGET = {"max_tokens": 8192, "reserve": 1024}
@@ -106,11 +109,12 @@ def user_dir() -> Path:
 def _prompts_setting(config_file: Path) -> str:
     """The `prompts:` value of a config file, read cheaply (for locating only)."""
     try:
-        for line in config_file.read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("prompts:"):
-                return line.split(":", 1)[1].split("#", 1)[0].strip().strip("'\"") or "prompts"
-    except OSError:
-        pass
+        text = userfiles.read_bytes(config_file, limit=CONFIG_READ_LIMIT, what="config file").decode("utf-8", errors="replace")
+    except PromptmillError:  # a FIFO, a device, too large, unreadable: loading it says what it is
+        return "prompts"
+    for line in text.splitlines():
+        if line.startswith("prompts:"):
+            return line.split(":", 1)[1].split("#", 1)[0].strip().strip("'\"") or "prompts"
     return "prompts"
 
 

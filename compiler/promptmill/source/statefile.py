@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from ..core import userfiles
 from ..core.errors import PromptmillError
 
 MAX_STATE_FILE_BYTES = 8 * 1024 * 1024
@@ -50,8 +51,12 @@ def _blank(raw: bytes) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES) -> Any:
-    """The data in state file `path` (an empty file is an empty state); `-` reads standard input."""
+def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_BYTES, root: str | os.PathLike[str] | None = None) -> Any:
+    """The data in state file `path` (an empty file is an empty state); `-` reads standard input.
+
+    A regular file only, at most `max_bytes`; with `root` (a project's example states)
+    a link out of that folder is PM017. A path the user names on the command line is
+    read without `root`: they chose the file, but it must still be a regular file."""
     from .loader import load_data_bytes
 
     if os.fspath(path) == STDIN:
@@ -59,24 +64,7 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
     p = Path(path)
     if p.suffix.lower() not in SUFFIXES:
         raise _fail(p, f"unknown file type '{p.suffix or '(none)'}'", hint="use a .yaml, .yml or .json file")
-    try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise _fail(p, "no such file") from None
-    except OSError as exc:
-        raise _fail(p, f"cannot read it: {exc.strerror}") from None
-    if p.is_dir():
-        raise _fail(p, "is a folder, not a file")
-    if size > max_bytes:
-        raise _fail(
-            p,
-            f"is {size / 1_048_576:.1f} MiB, over the limit of {max_bytes / 1_048_576:.1f} MiB",
-            code="PM812",
-            hint=_TOO_BIG_HINT,
-        )
-    raw = read_bounded(p, max_bytes)
-    if len(raw) > max_bytes:  # a device or pipe (a link to /dev/zero): its size said nothing
-        raise _fail(p, f"is over the limit of {max_bytes / 1_048_576:.1f} MiB", code="PM812", hint=_TOO_BIG_HINT)
+    raw = read_bounded(p, max_bytes, root=root)
     if _blank(raw):
         return {}  # an empty (or comments-only) state file is an empty state
     # the bytes already read (not the file again): StateFileError with file:line:col
@@ -84,27 +72,21 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
     return {} if data is None else data
 
 
-def read_bounded(p: Path, max_bytes: int) -> bytes:
-    """At most max_bytes+1 bytes of `p`, whatever it is (a device or a FIFO included):
-    opened without waiting for a writer, read with a bound, never slurped whole."""
+def read_bounded(p: Path, max_bytes: int, *, root: str | os.PathLike[str] | None = None) -> bytes:
+    """The bytes of the state file `p`, at most `max_bytes` (`userfiles.read_bytes`): a regular
+    file only (a FIFO, `/dev/zero` or a folder is PM813, never waited on or slurped), over
+    the limit is PM812, and with `root` a link out of that folder is PM017."""
+    if not os.path.exists(p):
+        raise _fail(p, "no such file")
     try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
-    try:
-        os.set_blocking(fd, True)  # a FIFO without a writer reads as empty, one with a writer is read
-        chunks, size = [], 0
-        while size <= max_bytes:
-            chunk = os.read(fd, min(max_bytes + 1 - size, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        raise _fail(p, f"cannot read it: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+        return userfiles.read_bytes(p, limit=max_bytes, root=root, what="state file")
+    except userfiles.PathOutsideError:
+        raise
+    except PromptmillError as exc:
+        if exc.code == "PM105":
+            raise _fail(p, f"is over the limit of {max_bytes / 1_048_576:.1f} MiB", code="PM812", hint=_TOO_BIG_HINT) from None
+        problem = exc.message.split(": ", 1)[1] if exc.message.startswith(f"{p.as_posix()}: ") else exc.message
+        raise _fail(p, problem.replace("the state file is", "is"), hint=exc.hint) from None
 
 
 def read_state_stream(stream: IO[bytes], *, max_bytes: int = MAX_STATE_FILE_BYTES, name: str = "<stdin>") -> Any:
