@@ -276,3 +276,15 @@ def test_a_file_that_only_quotes_the_header_is_not_overwritten(tmp_path):
     done = cli(root, "types", "-o", "notes.py")
     assert done.returncode == 1 and "error[PM018]" in done.stdout + done.stderr
     assert quoting.read_text() == before
+
+
+@pytest.mark.parametrize("command", ["lint", "compile"])
+def test_a_file_name_that_is_not_utf8_is_pm102(tmp_path, command):
+    root = tmp_path / "p"
+    (root / "prompts").mkdir(parents=True)
+    (root / "prompts" / os.fsdecode(b"h\xff.yaml")).write_text(ROLE, encoding="utf-8")
+    done = cli(root, command)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert "h\\xff.yaml: error[PM102] the name is not UTF-8 text (byte 0xFF)" in said, said
+    assert not (root / "build" / "manifest.json").exists()
