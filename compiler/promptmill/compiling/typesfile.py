@@ -20,12 +20,13 @@ Where it may write:
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from ..core.boundary import environment_error
 from ..core.diagnostics import has_errors, sort_diagnostics
 from ..core.errors import CompileError, PromptmillError
-from ..core.userfiles import PathOutsideError, read_bytes, write_text
+from ..core.userfiles import PathOutsideError, kind_of, read_bytes, write_text
 from ..source.project import find_project
 from .api import compile_bundles, load_project
 from .typegen import DEFAULT_NAME, FIRST_LINE, HEADER_NOTE, module_path, types_module
@@ -37,6 +38,8 @@ def target_file(path: str | os.PathLike[str]) -> Path:
     """The module `-o PATH` means: PATH itself, or `PATH/promptmill_types.py` when PATH is a folder
     or ends in a slash."""
     text = os.fspath(path)
+    if not text.strip():
+        raise PromptmillError("the types module's path is empty", code="PM018", hint="name a file (-o app/pm_types.py) or a folder (-o app/)")
     if text.endswith(("/", os.sep)) or os.path.isdir(text):
         return Path(text) / DEFAULT_NAME
     return Path(text)
@@ -77,7 +80,14 @@ def write_types(path: str | os.PathLike[str], project: str | os.PathLike[str] = 
             code="PM018",
             hint="name another file with -o, or remove the link",
         )
-    if os.path.lexists(target) and not _written_by_us(target, root):
+    mode = os.lstat(target).st_mode if os.path.lexists(target) else None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise PromptmillError(
+            f"{shown} is {kind_of(mode)}; `promptmill types` writes a regular file of its own",
+            code="PM018",
+            hint="name another file with -o",
+        )
+    if mode is not None and not _written_by_us(target, root):
         raise PromptmillError(
             f"{shown} exists and was not written by `promptmill types`; it is left as it is",
             code="PM018",
