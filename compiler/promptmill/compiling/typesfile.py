@@ -39,7 +39,9 @@ def target_file(path: str | os.PathLike[str]) -> Path:
     or ends in a slash."""
     text = os.fspath(path)
     if not text.strip():
-        raise PromptmillError("the types module's path is empty", code="PM018", hint="name a file (-o app/pm_types.py) or a folder (-o app/)")
+        raise PromptmillError(
+            "the types module's path is empty", code="PM018", hint="name a file (-o app/pm_types.py) or a folder (-o app/)"
+        )
     if text.endswith(("/", os.sep)) or os.path.isdir(text):
         return Path(text) / DEFAULT_NAME
     return Path(text)
