@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import promptmill
 from promptmill.cli.main import main
@@ -206,6 +207,46 @@ def test_any_schema_generates_a_module_that_compiles(inputs, reply):
     text = types_module({"r": bundle("r", inputs, reply), "s": bundle("s", {"type": "object", "properties": {"p": reply}})})
     code = compile(text, "pm_types.py", "exec")  # valid Python
     exec(code, {"__name__": "pm_types_property"})  # and importable: the functional forms and aliases evaluate
+
+
+# any text at all: printable or not, NUL, lone surrogates, line and paragraph separators, bidi
+# controls, quotes and backslashes (also as the runs a docstring or an escape is made of)
+_CHARS = st.one_of(st.characters(), st.characters(categories=["Cs", "Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn"]))
+_RUNS = st.sampled_from(['"', '"""', '""""', "\\", "\\N{BULLET}", "\\u", "\\x0", "'", "'''", "#", "{", "}", "\n", "\r", "\0", " "])
+any_text = st.lists(st.one_of(_CHARS, _RUNS), max_size=40).map("".join)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    role=any_text,
+    description=any_text,
+    key=any_text,
+    key_doc=any_text,
+    enum=st.lists(any_text, max_size=3),
+    contract=any_text,
+    path=any_text,
+)
+@example(role="r", description='NUL \0 """ \\', key="k\0", key_doc='\0"""\\', enum=["\0", '"""'], contract="c\udc80", path='a"""b\\.py')
+@example(role="r\ud800", description='ends in a quote"', key="\udc80", key_doc="\u202e", enum=["\udfff"], contract="", path="\0\n")
+def test_any_text_gives_a_module_that_compiles_imports_and_says_it_back(tmp_path, role, description, key, key_doc, enum, contract, path):
+    """Descriptions, ids, keys, enum values and the module's path, whatever they hold: the module is
+    printable source that compiles and imports, and the inputs' docstring reads back as the description."""
+    inputs: dict[str, Any] = {"type": "object", "required": ["topic"], "properties": {"topic": {"type": "string", "description": key_doc}}}
+    if enum:
+        inputs["properties"]["tone"] = {"enum": enum, "description": description}
+    reply = {"type": "object", "properties": {key: {"type": "string", "description": key_doc}}}
+    output = Contract(contract, "json", reply, "J.")
+    one = RoleBundle(role, "o200k_base", Budget(1000, 100), "\n\n", (), inputs, output=output, description=description)
+    text = types_module({role: one}, path=path)
+    assert all(c.isprintable() or c == "\n" for c in text), "a character that is not printable reached the source"
+    compile(text, "pm_types.py", "exec")
+    module = load_module(text, tmp_path)  # written as UTF-8 and imported
+    doc = _one_line(description) or _one_line(f"The render state of role `{role}`.")
+    assert getattr(module, pascal(role) + "Inputs").__doc__.rstrip(" ") == doc.rstrip(" ")
 
 
 # -- the command and compile --check ------------------------------------------------------

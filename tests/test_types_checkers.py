@@ -5,7 +5,9 @@
 - round trip: every shipped role's example state (prompts/examples/<role>.state.yaml) type-checks against
   its inputs TypedDict, and a reply that jsonschema accepts against each contract type-checks against
   its reply type (one mypy run over all of them);
-- a handful of random schemas (tests/schema_strategies.py) give modules that mypy --strict accepts.
+- a handful of random schemas (tests/schema_strategies.py) give modules that mypy --strict accepts;
+- the starter project (`promptmill init`, one role) and projects of 0, 1, 2 and 7 roles give modules
+  that mypy --strict accepts (one role: `render` has no overloads, its implementation is the typed one).
 
 mypy runs in-process (mypy.api); pyright is the PyPI wrapper of the npm package, installed by the
 dev extra. Both are slow, so each test batches its files into one run.
@@ -17,6 +19,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -196,6 +199,80 @@ def test_modules_from_random_schemas_type_check(tmp_path_factory, inputs, reply)
         status, out = mypy(folder, "pm_types.py", "use.py")
     finally:
         os.chdir(cwd)
+    assert status == 0, out
+
+
+STARTER_APP = """\
+import promptmill
+
+from pm_types import AnswerReply, HelpdeskInputs, render
+
+
+def answer(rt: promptmill.Runtime, state: HelpdeskInputs) -> AnswerReply:
+    reply = render(rt, "helpdesk", state).parse_reply('{"answer": "Yes.", "sources": []}')
+    sources: list[str] = reply["sources"]
+    print(sources)
+    return reply
+"""
+
+
+def test_the_starter_projects_module_passes_mypy_strict(tmp_path, monkeypatch):
+    """The careless case: `promptmill init`, then `promptmill types` (one role), then mypy --strict."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT / "compiler"), os.environ.get("PYTHONPATH", "")))}
+    for args in (["init", "demo"], ["types", "demo", "-o", "demo/app/pm_types.py"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "promptmill.cli", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    app = tmp_path / "demo" / "app"
+    (app / "use.py").write_text(STARTER_APP)
+    monkeypatch.chdir(app)
+    status, out = mypy(app, "pm_types.py", "use.py")
+    assert status == 0, out
+
+
+def _role(role: str, reply: Any, inputs: Any) -> Any:
+    from promptmill.runtime.bundle import Budget, Contract, RoleBundle
+
+    output = None if reply is None else Contract(f"{role}-out", "json", reply, "JSON.")
+    return RoleBundle(role, "o200k_base", Budget(1000, 100), "\n\n", (), inputs, output=output)
+
+
+OBJECT = {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}
+ROLE_SETS = {
+    "none": {},
+    "one_with_reply": {"r": (OBJECT, OBJECT)},
+    "one_without_reply": {"r": (None, OBJECT)},
+    "one_with_string_inputs": {"r": ({"type": "array", "items": {"type": "integer"}}, {"type": "string"})},
+    "one_with_any_inputs": {"r": ({"type": "string"}, True)},
+    "two": {"r": (OBJECT, OBJECT), "s": (None, {"type": "string"})},
+    "many": {f"role-{i}": ((OBJECT if i % 2 else {"type": "string"}), (OBJECT if i % 3 else True)) for i in range(7)},
+}
+
+
+def test_modules_for_any_number_of_roles_pass_mypy_strict(tmp_path, monkeypatch):
+    """0, 1 (with a reply, without one, inputs that are no mapping), 2 and 7 roles: every module passes
+    mypy --strict, and a typed call through each one-role module keeps its reply type (one mypy run)."""
+    files = []
+    for name, roles in ROLE_SETS.items():
+        bundles = {role: _role(role, reply, inputs) for role, (reply, inputs) in roles.items()}
+        (tmp_path / f"pm_{name}.py").write_text(types_module(bundles), encoding="utf-8")
+        files.append(f"pm_{name}.py")
+    (tmp_path / "use_one.py").write_text(
+        textwrap.dedent(
+            """\
+            import promptmill
+
+            from pm_one_with_reply import RInputs, ROutReply, render
+
+
+            def reply_of(rt: promptmill.Runtime, state: RInputs) -> ROutReply:
+                return render(rt, "r", state).parse_reply("{}")
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out = mypy(tmp_path, *files, "use_one.py")
     assert status == 0, out
 
 

@@ -470,7 +470,12 @@ def models(path: str) -> None:
 
 @main.command()
 @click.argument("path", default=".", type=click.Path())
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="The module to write (default: `types: path` of promptmill.yaml).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    help="The module to write, or a folder (then FOLDER/promptmill_types.py); default: `types: path` of promptmill.yaml.",
+)
 @handled
 def types(path: str, output: str | None) -> None:
     """Write the typed module (TypedDicts per role's inputs and reply, typed render) for application code."""
@@ -479,7 +484,7 @@ def types(path: str, output: str | None) -> None:
     target = output if output is not None else configured_path(path)
     if target is None:
         raise click.UsageError("name the module to write: -o FILE (or `types: {path: FILE}` in promptmill.yaml)")
-    click.echo(f"wrote {_shown(write_types(target, path))}")
+    click.echo(f"wrote {_shown(write_types(target, path, configured=output is None))}")
 
 
 @main.command()

@@ -65,7 +65,7 @@ CODES: dict[str, Code] = {
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),
-    "PM102": Code("not-utf8", "error", "the file is not UTF-8 text (binary, another encoding, or NUL bytes)"),
+    "PM102": Code("not-utf8", "error", "the file is not UTF-8 text (binary, another encoding, NUL bytes, a lone surrogate escape)"),
     "PM103": Code("empty-file", "error", "the file holds no YAML document"),
     "PM104": Code("multiple-documents", "error", "the file holds more than one YAML document"),
     "PM105": Code("file-too-large", "error", "the file exceeds the size limit"),

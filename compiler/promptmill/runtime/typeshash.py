@@ -38,4 +38,6 @@ def types_hash(build: Mapping[str, RoleBundle] | Runtime) -> str:
     bundles = build if isinstance(build, Mapping) else {role: build.bundle(role) for role in build.roles}
     data = {role: typed_surface(bundles[role]) for role in sorted(bundles)}
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # surrogatepass: the same bytes as UTF-8 for any real text; a lone surrogate (a bundle written by
+    # hand with a "\udc80" escape) still hashes instead of failing
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

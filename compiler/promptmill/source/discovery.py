@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..core.diagnostics import Diagnostic, Position
+from .surrogates import SURROGATE
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -71,6 +72,9 @@ def discover(root: os.PathLike[str] | str, *, exclude: Sequence[str] = ()) -> tu
                 continue
             child = folder / name
             is_yaml = name.lower().endswith(YAML_SUFFIXES)
+            if SURROGATE.search(name) is not None and (is_yaml or entry.is_dir()):
+                diags.append(_name_not_utf8(child))  # it would reach bundles and payloads, which UTF-8 cannot hold
+                continue
             try:
                 if entry.is_symlink():
                     if _is_dir(child):
@@ -87,6 +91,23 @@ def discover(root: os.PathLike[str] | str, *, exclude: Sequence[str] = ()) -> tu
                 diags.append(Diagnostic.at(Position(child.as_posix(), 0, 0), "PM100", f"cannot read: {err.strerror}"))
     found.sort(key=lambda item: item[0])
     return [path for _, path in found], diags
+
+
+def _name_not_utf8(path: pathlib.Path) -> Diagnostic:
+    """PM102 for a file or folder whose name is not UTF-8 (Python holds its bytes as lone surrogates)."""
+    shown = os.fsencode(path.as_posix()).decode("utf-8", "backslashreplace")
+    raw = os.fsencode(path.name)
+    try:
+        raw.decode("utf-8")
+        byte = ""
+    except UnicodeDecodeError as err:
+        byte = f" (byte 0x{raw[err.start]:02X})"
+    return Diagnostic.at(
+        Position(shown, 0, 0),
+        "PM102",
+        f"the name is not UTF-8 text{byte}; promptmill copies names into bundles and messages, which are UTF-8",
+        hint="rename it with UTF-8 characters only",
+    )
 
 
 def _is_dir(path: pathlib.Path) -> bool:

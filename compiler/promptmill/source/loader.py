@@ -262,6 +262,7 @@ def _build(text: str, backend: str, limits: LoadLimits) -> tuple[Builder, tuple[
         max_depth=limits.max_depth,
         max_aliases=limits.max_aliases,
         max_nodes=limits.max_nodes,
+        source=text,
     )
     try:
         builder.run()

@@ -43,6 +43,8 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 from ..core.typenames import phrase
 from .scalartext import split_lines
+from .surrogates import escape_position, pair_up
+from .surrogates import message as surrogate_message
 from .yamlscalars import STD, ScalarProblem, resolve_plain, resolve_tagged, tag_problem
 
 Path = tuple[Any, ...]
@@ -107,8 +109,9 @@ class Built:
 class Builder:
     """Consumes the events of one YAML stream; `run()` fills `self.out` or raises `Refusal`."""
 
-    def __init__(self, parser: Any, *, max_depth: int, max_aliases: int, max_nodes: int):
+    def __init__(self, parser: Any, *, max_depth: int, max_aliases: int, max_nodes: int, source: str = ""):
         self.get_event = parser.get_event
+        self.source = source  # the text parsed: positions of problems inside a scalar
         self.max_depth, self.max_aliases, self.max_nodes = max_depth, max_aliases, max_nodes
         self.out = Built()
         self.stack: list[_Frame] = []
@@ -214,6 +217,12 @@ class Builder:
 
     def _scalar(self, event: Any, pos: Pos) -> Any:
         text = event.value
+        if not text.isascii():
+            text, lone = pair_up(text)
+            if lone is not None:  # an escape wrote half a surrogate pair: PM102 there, U+FFFD in the value
+                end = event.end_mark
+                where = escape_position(self.source, pos, (end.line + 1, end.column + 1), lone) if self.source else pos
+                self.out.problems.append(("PM102", where, *surrogate_message(lone)))
         try:
             if event.tag is not None:
                 return resolve_tagged(event.tag, text)
