@@ -205,9 +205,7 @@ def test_an_example_state_linked_out_of_the_project_is_never_read_or_sent(make_p
     assert all(SECRET.encode() not in r.body for r in provider.server.requests[before:])
 
 
-@pytest.mark.parametrize(
-    ("model", "variable"), [("claude-sonnet-4-5", "ANTHROPIC_API_KEY"), ("gemini-2.5-flash", "GEMINI_API_KEY")]
-)
+@pytest.mark.parametrize(("model", "variable"), [("claude-sonnet-4-5", "ANTHROPIC_API_KEY"), ("gemini-2.5-flash", "GEMINI_API_KEY")])
 def test_no_api_key_is_pm843_naming_the_variable_and_nothing_is_sent(make_project, wire_server, model, variable):
     root = _project(make_project)
     env = {k: v for k, v in _keys(wire_server.url).items() if not k.endswith("_API_KEY")}
@@ -293,7 +291,9 @@ def test_counts_write_refuses_a_ratio_compile_would_refuse(make_project, provide
 def test_compile_refuses_a_bad_ratio_at_its_position_with_a_hint_that_does_not_loop(make_project, value):
     root = _project(make_project)
     (root / "promptmill.ratios.json").write_text(
-        '{\n  "ratios": {\n    "gemini-2.5-flash": {"ratio": 1.1},\n    "claude-sonnet-4-5": {"source": "x", "ratio": ' + value + "}\n  }\n}\n"
+        '{\n  "ratios": {\n    "gemini-2.5-flash": {"ratio": 1.1},\n    "claude-sonnet-4-5": {"source": "x", "ratio": '
+        + value
+        + "}\n  }\n}\n"
     )
     code, said, _ = _cli(root, "compile", ".")
     assert code == 1 and "PM010" in said, said

@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from ..compose import ratiosfile
-from ..core.userfiles import is_inside, read_bytes
 from ..core.boundary import PROVIDER_TIMEOUT_ENV, environment_error, provider_timeout
 from ..core.errors import ConfigError, PromptmillError
+from ..core.userfiles import is_inside, read_bytes
 from ..runtime.models import ratio_problem
 from ..runtime.request import PromptRequest
 
@@ -251,12 +251,27 @@ def _ask(provider: str, client: Any, req: PromptRequest, role: str, model: str, 
             ) from None
         assert found is not None
         raise PromptmillError(
-            f"{doing}: {found.message}", code=found.code, hint=f"check {keys[0]} and that it may use {model}; {found.hint or ''}".rstrip("; ")
+            f"{doing}: {found.message}",
+            code=found.code,
+            hint=f"check {keys[0]} and that it may use {model}; {found.hint or ''}".rstrip("; "),
         ) from None
 
 
-_UNREACHABLE = {"ConnectError", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException", "NetworkError",
-                "RemoteProtocolError", "ReadError", "WriteError", "TransportError", "UnsupportedProtocol", "InvalidURL"}
+_UNREACHABLE = {
+    "ConnectError",
+    "ConnectTimeout",
+    "ReadTimeout",
+    "WriteTimeout",
+    "PoolTimeout",
+    "TimeoutException",
+    "NetworkError",
+    "RemoteProtocolError",
+    "ReadError",
+    "WriteError",
+    "TransportError",
+    "UnsupportedProtocol",
+    "InvalidURL",
+}
 
 
 def _unreachable(exc: BaseException) -> bool:
@@ -302,9 +317,7 @@ def write_ratios(root: Path, result: CountsResult) -> Path:
         lines = []
         for model, _ratio, problem in bad:
             worst = max((c for c in result.counts if c.model == model), key=lambda c: abs(math.log(max(c.measured, 1e-300))))
-            lines.append(
-                f"{model}: {problem} (role {worst.role}: the provider counted {worst.actual} tokens, promptmill {worst.counted})"
-            )
+            lines.append(f"{model}: {problem} (role {worst.role}: the provider counted {worst.actual} tokens, promptmill {worst.counted})")
         raise ConfigError(
             f"not writing {RATIOS_FILE}: compile would refuse the measured ratio of " + "; ".join(lines),
             code="PM010",

@@ -11,7 +11,6 @@ take the innermost value given. The tokenizer is the innermost
 from __future__ import annotations
 
 from ..core.diagnostics import Diagnostic, Position
-from ..core.errors import ConfigError
 from ..runtime.bundle import Budget
 from ..runtime.models import ModelInfo, ModelTable, default_table
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
@@ -19,6 +18,7 @@ from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
 from .ratiosfile import RATIOS_FILE, read_ratios
 from .resolve import ComposedRole
+
 
 def measured_ratios(project: Project) -> tuple[dict[str, dict], str | None]:
     """The project's measured ratios ({model: {ratio, source}}) and the file's sha256 (None: no file).

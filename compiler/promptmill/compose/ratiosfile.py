@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.userfiles import MiB, read_bytes, write_text
 from ..core.errors import ConfigError
+from ..core.userfiles import MiB, read_bytes, write_text
 from ..runtime.models import ratio_problem
 
 RATIOS_FILE = "promptmill.ratios.json"  # ratios `promptmill counts --write` measured; committed, read by compile
@@ -62,9 +62,15 @@ def parse(raw: bytes, *, strict: bool = True) -> dict[str, Any]:
         raise _bad(*position(text, ("ratios",)), 'expected an object with "ratios": {MODEL: {"ratio": NUMBER, "source": TEXT}}')
     for model, entry in data["ratios"].items():
         if not model or _BAD_ID.search(model):
-            raise _bad(*position(text, ("ratios",), key=model), f"{model!r} is not a model id (empty, or with whitespace or control characters)", model)
+            raise _bad(
+                *position(text, ("ratios",), key=model),
+                f"{model!r} is not a model id (empty, or with whitespace or control characters)",
+                model,
+            )
         if not isinstance(entry, dict) or "ratio" not in entry:
-            raise _bad(*position(text, ("ratios", model)), f'the entry of model {model!r} is not {{"ratio": NUMBER, "source": TEXT}}', model)
+            raise _bad(
+                *position(text, ("ratios", model)), f'the entry of model {model!r} is not {{"ratio": NUMBER, "source": TEXT}}', model
+            )
         problem = ratio_problem(entry["ratio"]) if strict else None
         if problem is not None:
             raise _bad(*position(text, ("ratios", model, "ratio")), f"model {model!r}: {problem}", model, MEASURE_AGAIN)
@@ -87,12 +93,16 @@ def write(root: Path, data: dict[str, Any]) -> Path:
     return path
 
 
-MEASURE_AGAIN = "A ratio this far from 1 is not a tokenizer's difference: check the role's model and the provider's address before measuring again"
+MEASURE_AGAIN = (
+    "A ratio this far from 1 is not a tokenizer's difference: check the role's model and the provider's address before measuring again"
+)
 
 
 def _bad(line: int, col: int, problem: str, model: str | None = None, more: str = "") -> ConfigError:
     if model is not None:
-        hint = f"delete the entry {json.dumps(model)} from {RATIOS_FILE}: compile then uses the model table's ratio for it" + (f". {more}" if more else "")
+        hint = f"delete the entry {json.dumps(model)} from {RATIOS_FILE}: compile then uses the model table's ratio for it" + (
+            f". {more}" if more else ""
+        )
     else:
         hint = f"fix the file, or delete it: `promptmill counts --write` writes a new one ({RATIOS_FILE} holds only measured ratios)"
     return ConfigError(f"{RATIOS_FILE}:{line}:{col}: {problem}", code="PM010", hint=hint)
