@@ -138,3 +138,191 @@ def test_a_broken_ratios_file_is_a_clear_error(make_project, monkeypatch):
     out = CliRunner().invoke(main, ["render", "claude", "--state", "examples/claude.state.yaml"])
     assert out.exit_code != 0 and "PM010" in out.output and "promptmill.ratios.json" in out.output
     assert "Traceback" not in out.output
+
+
+# --- hostile input (issue 33): the real CLI as a process, against a real local server (or none) ---
+
+SECRET = "OUTSIDE-THE-PROJECT-do-not-send-7f3a"
+
+
+def _cli(root, *args, env=None, timeout=60):
+    """`promptmill ARGS` as its own process in `root`: (exit code, stdout + stderr, seconds)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    compiler = Path(__file__).resolve().parents[1] / "compiler"
+    full = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_AUTH_TOKEN", "_BASE_URL"))}
+    full.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
+    full.update({"PYTHONPATH": str(compiler), "NO_PROXY": "127.0.0.1", **(env or {})})
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "promptmill.cli", *args], cwd=root, env=full, capture_output=True, text=True, timeout=timeout
+    )
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said and "PM000" not in said, said
+    return done.returncode, said, time.monotonic() - started
+
+
+def _keys(server_url):
+    return {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server_url,
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": server_url,
+    }
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago and that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_example_state_linked_out_of_the_project_is_never_read_or_sent(make_project, provider, tmp_path):
+    import os
+
+    root = _project(make_project)
+    outside = tmp_path.parent / (tmp_path.name + "-outside")
+    outside.mkdir()
+    (outside / "private.yaml").write_text(f"question: {SECRET}\n")
+    (root / "examples/claude.state.yaml").unlink()
+    os.symlink(outside / "private.yaml", root / "examples/claude.state.yaml")
+    code, said, _ = _cli(root, "counts", env=_keys(provider.server.url))
+    assert code == 0, said
+    assert "examples/claude.state.yaml" in said and "link out of the project" in said and "not sent" in said
+    assert "claude: no example state" in said
+    assert provider.paths, "the other roles were counted"
+    assert all(SECRET.encode() not in r.body for r in provider.server.requests)
+    # the library call says the same, and the linked file is never read (no provider request carries it)
+    before = len(provider.server.requests)
+    result = counts(root)
+    assert [w for w in result.warnings if w.startswith("examples/claude.state.yaml:")] and "claude" not in {c.role for c in result.counts}
+    assert all(SECRET.encode() not in r.body for r in provider.server.requests[before:])
+
+
+@pytest.mark.parametrize(("model", "variable"), [("claude-sonnet-4-5", "ANTHROPIC_API_KEY"), ("gemini-2.5-flash", "GEMINI_API_KEY")])
+def test_no_api_key_is_pm843_naming_the_variable_and_nothing_is_sent(make_project, wire_server, model, variable):
+    root = _project(make_project)
+    env = {k: v for k, v in _keys(wire_server.url).items() if not k.endswith("_API_KEY")}
+    code, said, _ = _cli(root, "counts", "--model", model, env=env)
+    assert code == 1 and "PM843" in said, said
+    assert variable in said and model in said
+    assert wire_server.requests == []  # the key is checked before any request
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gemini-2.5-flash"])
+def test_an_unreachable_provider_is_pm844_with_the_address_and_the_cause(make_project, model):
+    root = _project(make_project)
+    url = f"http://127.0.0.1:{_closed_port()}"
+    code, said, _ = _cli(root, "counts", "--model", model, env=_keys(url))
+    assert code == 1 and "PM844" in said, said
+    assert url in said and "refused" in said.lower() and "could not connect" in said
+
+
+@pytest.fixture
+def silent_server():
+    """A server that accepts connections and never answers; `.times` says when each came."""
+    import socket
+    import threading
+    import time
+
+    class Silent:
+        times: list[float] = []  # time.monotonic() of each connection
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+            Silent.times.append(time.monotonic())
+
+    threading.Thread(target=serve, daemon=True).start()
+    Silent.url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    yield Silent
+    listener.close()
+    for conn in held:
+        conn.close()
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gemini-2.5-flash"])
+def test_a_provider_that_never_answers_is_stopped_by_the_timeout(make_project, silent_server, model):
+    import time
+
+    root = _project(make_project)
+    env = {**_keys(silent_server.url), "PROMPTMILL_PROVIDER_TIMEOUT": "2"}
+    for seconds, args in ((2, []), (1, ["--timeout", "1"])):  # --timeout wins over the environment
+        silent_server.times.clear()
+        code, said, _ = _cli(root, "counts", "--model", model, *args, env=env, timeout=60)
+        # timed from the first request on: importing the SDK alone takes seconds on a busy machine
+        waited, times = time.monotonic() - silent_server.times[0], silent_server.times
+        assert code == 1 and "PM844" in said and f"no answer within {seconds} s" in said, said
+        assert len(times) == 2  # one try and one retry, then the command ends (3 roles: no storm)
+        assert seconds <= times[1] - times[0] < seconds + 3  # the retry came when the timeout ended the first try
+        assert waited < 2 * seconds + 6, f"waited {waited:.1f} s for a server that never answers"
+
+
+def test_counts_write_refuses_a_ratio_compile_would_refuse(make_project, provider):
+    provider.factor = 276.0
+    root = _project(make_project)
+    code, said, _ = _cli(root, "counts", "--write", env=_keys(provider.server.url))
+    assert code == 1 and "PM010" in said and "not writing promptmill.ratios.json" in said, said
+    assert "claude-sonnet-4-5" in said and "outside 0.1-10" in said
+    assert "UNDER" in said  # the table is shown first
+    assert not (root / "promptmill.ratios.json").exists()
+    # an existing file is left as it was
+    (root / "promptmill.ratios.json").write_text('{"ratios": {}}\n')
+    code, said, _ = _cli(root, "counts", "--write", env=_keys(provider.server.url))
+    assert code == 1 and (root / "promptmill.ratios.json").read_text() == '{"ratios": {}}\n'
+
+
+@pytest.mark.parametrize("value", ["276", "5e-324", "0", "1e999"])
+def test_compile_refuses_a_bad_ratio_at_its_position_with_a_hint_that_does_not_loop(make_project, value):
+    root = _project(make_project)
+    (root / "promptmill.ratios.json").write_text(
+        '{\n  "ratios": {\n    "gemini-2.5-flash": {"ratio": 1.1},\n    "claude-sonnet-4-5": {"source": "x", "ratio": '
+        + value
+        + "}\n  }\n}\n"
+    )
+    code, said, _ = _cli(root, "compile", ".")
+    assert code == 1 and "PM010" in said, said
+    assert "promptmill.ratios.json:4:51" in said and "claude-sonnet-4-5" in said
+    assert 'delete the entry "claude-sonnet-4-5"' in said and "counts --write" not in said
+
+
+def test_the_ratios_file_is_read_and_written_only_inside_the_project(make_project, provider, tmp_path):
+    import os
+
+    root = _project(make_project)
+    outside = tmp_path.parent / (tmp_path.name + "-other")
+    outside.mkdir()
+    theirs = outside / "promptmill.ratios.json"
+    theirs.write_text('{"ratios": {"claude-sonnet-4-5": {"ratio": 1.5}}}\n')
+    os.symlink(theirs, root / "promptmill.ratios.json")
+    code, said, _ = _cli(root, "compile", ".")
+    assert code == 1 and "PM017" in said and "promptmill.ratios.json" in said, said
+    provider.factor = 1.3
+    code, said, _ = _cli(root, "counts", "--write", env=_keys(provider.server.url))
+    assert code == 1 and "PM017" in said, said
+    assert theirs.read_text() == '{"ratios": {"claude-sonnet-4-5": {"ratio": 1.5}}}\n'
+    assert os.path.islink(root / "promptmill.ratios.json")
+    # a FIFO or an oversized file is refused, never waited on or read whole
+    os.unlink(root / "promptmill.ratios.json")
+    os.mkfifo(root / "promptmill.ratios.json")
+    code, said, took = _cli(root, "compile", ".", timeout=30)
+    assert code == 1 and "PM100" in said and took < 15, said
+    os.unlink(root / "promptmill.ratios.json")
+    (root / "promptmill.ratios.json").write_text('{"ratios": {}, "pad": "' + "x" * (1 << 20) + '"}')
+    code, said, _ = _cli(root, "compile", ".")
+    assert code == 1 and "PM105" in said, said

@@ -444,15 +444,25 @@ def port_format(file: str, role_id: str | None) -> None:
 @click.argument("path", default=".", type=click.Path())
 @click.option("--model", "model_ids", multiple=True, help="Model to count for (repeatable; default: each role's own model).")
 @click.option("--write", is_flag=True, help=f"Store the measured ratios in {RATIOS_NAME}, which compile reads.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, 3600, min_open=True),
+    help="Seconds to wait for each provider answer (default: PROMPTMILL_PROVIDER_TIMEOUT, else 30); one retry.",
+)
 @handled
-def counts(path: str, model_ids: tuple[str, ...], write: bool) -> None:
+def counts(path: str, model_ids: tuple[str, ...], write: bool, timeout: float | None) -> None:
     """Each role's example state counted by its provider (Anthropic, Gemini: their SDK's count_tokens;
-    OpenAI: tiktoken) against promptmill's estimate; exit 1 when an estimate is below the provider's count."""
+    OpenAI: tiktoken) against promptmill's estimate; exit 1 when an estimate is below the provider's count.
+    Only example states inside the project are read and sent (a link out is skipped with a warning)."""
     from ..compiling.counts import counts as measure
-    from ..compiling.counts import format_counts
+    from ..compiling.counts import format_counts, write_ratios
 
-    result = measure(path, models=list(model_ids) or None, write=write)
+    result = measure(path, models=list(model_ids) or None, timeout=timeout)
+    for warning in result.warnings:
+        click.echo(f"promptmill: warning: {warning}", err=True)
     click.echo(format_counts(result), nl=False)
+    if write:  # after the table, so that a refused ratio is shown with the counts behind it
+        click.echo(f"wrote {_shown(write_ratios(Path(result.root or path), result))}")
     if not result.ok:
         sys.exit(1)
 

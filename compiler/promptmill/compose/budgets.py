@@ -10,41 +10,23 @@ take the innermost value given. The tokenizer is the innermost
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from ..core.diagnostics import Diagnostic, Position
-from ..core.errors import ConfigError
 from ..runtime.bundle import Budget
 from ..runtime.models import ModelInfo, ModelTable, default_table, id_problem, row_problems, serving_problem
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
 from ..runtime.wires import get_wire
 from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
+from .ratiosfile import RATIOS_FILE, read_ratios
 from .resolve import ComposedRole
-
-RATIOS_FILE = "promptmill.ratios.json"  # ratios `promptmill counts --write` measured; committed, read by compile
 
 
 def measured_ratios(project: Project) -> tuple[dict[str, dict], str | None]:
-    """The project's measured ratios ({model: {ratio, source}}) and the file's sha256 (None: no file)."""
-    path = project.root / RATIOS_FILE
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {RATIOS_FILE}: {exc.strerror}", code="PM010") from exc
-    try:
-        ratios = json.loads(raw)["ratios"]
-        ok = isinstance(ratios, dict) and all(
-            isinstance(v, dict) and isinstance(v.get("ratio"), int | float) and 0 < v["ratio"] <= 10 for v in ratios.values()
-        )
-    except (ValueError, KeyError, TypeError):
-        ok = False
-    if not ok:
-        raise ConfigError(f"{RATIOS_FILE} is not a file of measured ratios", code="PM010", hint="write it again: promptmill counts --write")
-    return ratios, hashlib.sha256(raw).hexdigest()
+    """The project's measured ratios ({model: {ratio, source}}) and the file's sha256 (None: no file).
+
+    Read through the file guard (no link out of the project, a size cap) and checked with the model
+    table's ratio bound; a bad entry is PM010 at its line:col in promptmill.ratios.json (`ratiosfile`)."""
+    return read_ratios(project.root)
 
 
 def model_table(project: Project) -> ModelTable:
