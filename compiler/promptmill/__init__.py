@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.which import format_which, which
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
+    from .core.boundary import environment_error
     from .review.diff import PromptDiff, diff
     from .review.diffreport import format_diff
     from .review.snapshots import SnapshotCheck, check_snapshots, snapshot
@@ -71,6 +72,7 @@ _LAZY = {
     "genai_kwargs": ("runtime.wires.gemini", "genai_kwargs"),
     "anthropic_bedrock_kwargs": ("runtime.wires.anthropic_bedrock", "anthropic_bedrock_kwargs"),
     "read_state": ("source.statefile", "read_state"),
+    "environment_error": ("core.boundary", "environment_error"),
     "load_data_file": ("source.loader", "load_data_file"),
     # compile
     "compile": ("compiling.api", "compile"),
@@ -132,6 +134,7 @@ __all__ = [
     "anthropic_bedrock_kwargs",
     "read_state",
     "load_data_file",
+    "environment_error",
     "compile",
     "lint",
     "build_in_memory",
