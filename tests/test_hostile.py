@@ -466,27 +466,31 @@ def test_a_manifest_nested_3000_levels_is_pm801_and_compile_repairs_it(make_proj
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
-def test_a_state_file_linked_to_dev_zero_is_pm812_fast(make_project):
+def test_a_state_file_linked_to_dev_zero_is_refused_at_once(make_project):
     root = make_project(_one_role())
     promptmill.compile(root)
     (root / "zero.json").symlink_to("/dev/zero")
     started = time.monotonic()
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "zero.json"))
     assert result.exit_code == 1
-    assert "error[PM812]: state file" in result.output
-    assert "over the limit of 8.0 MiB" in result.output
+    assert "error[PM813]: state file" in result.output
+    assert "is a device; promptmill reads regular files only" in result.output
     assert time.monotonic() - started < 5
 
 
-def test_a_state_file_that_is_a_fifo_without_a_writer_does_not_hang(make_project):
+def test_a_state_file_that_is_a_fifo_is_refused_without_waiting(make_project):
+    """Regular files only (docs/rules.md): a FIFO is never opened for a blocking read; `--state -` takes a pipe."""
     import os
 
     root = make_project(_one_role())
     promptmill.compile(root)
     os.mkfifo(root / "pipe.json")
+    started = time.monotonic()
     result = _run("render", "r", "--build", str(root / "build"), "--state", str(root / "pipe.json"))
-    assert result.exit_code == 0
-    assert "hi" in result.output
+    assert result.exit_code == 1
+    assert "error[PM813]" in result.output and "a FIFO (named pipe)" in result.output
+    assert "--state -" in result.output
+    assert time.monotonic() - started < 5
 
 
 # 8. a promptmill.yaml that is not a regular file is an error, not silently ignored

@@ -97,12 +97,26 @@ def _one_line(text: Any) -> str:
     return " ".join(str(text).split())[:200] if isinstance(text, str) else ""
 
 
-def _escape(text: str) -> str:
+def _escape(text: str, *, in_string: bool = False) -> str:
     """`text` with a backslash doubled and each character that is not printable as its Python escape:
-    safe in a comment and (with triple quotes kept apart, `_docstring`) in a docstring."""
+    safe in a comment and (with triple quotes kept apart, `_docstring`) in a docstring. In a docstring
+    (`in_string`) a lone surrogate is written as the text of its escape (`\\\\ud800`): as an escape
+    Python would make it the surrogate again, and a class whose docstring holds one cannot be created."""
     if text.isascii() and text.isprintable() and "\\" not in text:
         return text
-    return "".join("\\\\" if c == "\\" else c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return "".join(_escaped(c, in_string) for c in text)
+
+
+def _escaped(c: str, in_string: bool) -> str:
+    if c == "\\":
+        return "\\\\"
+    if c.isprintable():
+        return c
+    return f"\\\\u{ord(c):04x}" if in_string and _surrogate(c) else repr(c)[1:-1]
+
+
+def _surrogate(c: str) -> bool:
+    return "\ud800" <= c <= "\udfff"
 
 
 def _text(text: Any) -> str:
@@ -312,7 +326,7 @@ def _str(text: str) -> str:
 
 
 def _docstring(text: str) -> str:
-    body = _quotes_apart(_text(text))
+    body = _quotes_apart(_escape(_one_line(text), in_string=True))
     if body.endswith('"'):
         body += " "
     return f'"""{body}"""'

@@ -86,7 +86,8 @@ def read_bounded(p: Path, max_bytes: int, *, root: str | os.PathLike[str] | None
         if exc.code == "PM105":
             raise _fail(p, f"is over the limit of {max_bytes / 1_048_576:.1f} MiB", code="PM812", hint=_TOO_BIG_HINT) from None
         problem = exc.message.split(": ", 1)[1] if exc.message.startswith(f"{p.as_posix()}: ") else exc.message
-        raise _fail(p, problem.replace("the state file is", "is"), hint=exc.hint) from None
+        hint = "name a regular file, or pipe the state in: --state - (standard input)" if "regular files only" in problem else exc.hint
+        raise _fail(p, problem.replace("the state file is", "is"), hint=hint) from None
 
 
 def read_state_stream(stream: IO[bytes], *, max_bytes: int = MAX_STATE_FILE_BYTES, name: str = "<stdin>") -> Any:
