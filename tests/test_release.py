@@ -29,6 +29,8 @@ from test_tutorial import README, normal, play, tutorial_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
+# the starter's role names gpt-4o-mini: another provider's wire renders it for one of that provider's models
+OTHER_MODEL = {"anthropic": ["--model", "claude-sonnet-4-5"], "gemini": ["--model", "gemini-2.5-flash"]}
 # What the package must carry, as paths inside the wheel.
 CARRIED = (
     "promptmill/py.typed",
@@ -164,6 +166,7 @@ def test_installed_wheel_runs_the_tutorial_offline(venv: Path, tmp_path: Path):
                 "examples/helpdesk.state.yaml",
                 "--format",
                 provider,
+                *OTHER_MODEL.get(provider, []),
             ],
             cwd=project,
             env=env,
