@@ -449,7 +449,9 @@ def test_a_manifest_nested_3000_levels_is_pm801_and_compile_repairs_it(make_proj
     with pytest.raises(promptmill.BuildError) as err:
         promptmill.load(root / "build")
     assert err.value.code == "PM801"
-    assert "nested too deeply" in str(err.value)
+    # "nested too deeply" where json's recursion limit stops it; a process whose limit was raised (mypy run in-process
+    # by an earlier test raises it) parses the lists and finds no manifest in them: PM801 either way
+    assert "nested too deeply" in str(err.value) or "not a promptmill build manifest" in str(err.value)
     result = _run("render", "r", "--build", str(root / "build"))
     assert result.exit_code == 1
     assert "error[PM801]" in result.output

@@ -182,6 +182,7 @@ def test_cache_prefix_and_breakpoint_are_marked(repo_page):
     page = repo_page
     choose_executor(page)
     page.click("#tabs button[data-provider=anthropic]")
+    page.wait_for_function("document.getElementById('head').textContent.startsWith('executor → anthropic ')")  # the tab renders when picked
     cached = page.eval_on_selector_all("#sections tr.cached", "rows => rows.map(r => r.dataset.section)")
     marked = page.eval_on_selector_all("#sections tr.breakpoint", "rows => rows.map(r => r.dataset.section)")
     assert cached[:3] == [
