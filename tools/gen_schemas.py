@@ -390,13 +390,14 @@ ROLE = doc(
         "model": s(
             "string",
             "Model",
-            "Model name (e.g. `gpt-4o`, `claude-sonnet-4`): sets the tokenizer and caps the budget at the model's context window.",
+            "Model name (e.g. `gpt-4o`, `claude-sonnet-4`): sets the tokenizer, the wire when no `provider` is given,"
+            " and caps the budget at the model's context window.",
             minLength=1,
         ),
         "provider": s(
             "string",
             "Default provider",
-            "Wire format `render` fits the budget for when none is given.",
+            "Wire format `render` fits the budget for when none is given; without it, the role's `model` decides (its provider's wire).",
             enum=list(WIRE_NAMES),
         ),
         "budget": BUDGET,
@@ -704,7 +705,8 @@ PROJECT = {
         "provider": s(
             "string",
             "Default provider",
-            "Wire format render fits for by default (default `text`).",
+            "Wire format render fits for by default, where it can serve the role's model; a role whose model it cannot"
+            " serve renders for the model's own wire (no model, or none set: `text`).",
             enum=list(WIRE_NAMES),
         ),
         "models": s("array", "Models", "Rows added to promptmill's model table, or replacing its rows (same pattern).", items=MODEL_ROW),
