@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -219,8 +220,11 @@ def _client(provider: str, wait: float) -> Any:
         from google import genai
         from google.genai import types
 
+        timeout_ms = max(1, int(wait * 1000))
+        if not _sdk_retries(provider):  # google-genai before HttpRetryOptions: `_ask` retries itself
+            return genai.Client(http_options=types.HttpOptions(timeout=timeout_ms))
         retry = types.HttpRetryOptions(attempts=RETRIES + 1, initial_delay=0.5, max_delay=2.0)
-        return genai.Client(http_options=types.HttpOptions(timeout=max(1, int(wait * 1000)), retry_options=retry))
+        return genai.Client(http_options=types.HttpOptions(timeout=timeout_ms, retry_options=retry))
     except ImportError as exc:
         raise ConfigError(f"counting {provider} tokens needs its SDK", code="PM010", hint="pip install anthropic google-genai") from exc
     except Exception as exc:  # the SDK's constructor refused its settings (Vertex AI without a project, ...)
@@ -231,7 +235,7 @@ def _ask(provider: str, client: Any, req: PromptRequest, role: str, model: str, 
     """The provider's count; its failures as PM843 (refused) or PM844 (unreachable, no answer in time)."""
     shown, keys, url_var, default_url = PROVIDERS[provider]
     try:
-        return anthropic_count(client, req, model) if provider == "anthropic" else gemini_count(client, req, model)
+        return _count_with_retry(provider, client, req, model)
     except PromptmillError:
         raise
     except Exception as exc:
@@ -255,6 +259,31 @@ def _ask(provider: str, client: Any, req: PromptRequest, role: str, model: str, 
             code=found.code,
             hint=f"check {keys[0]} and that it may use {model}; {found.hint or ''}".rstrip("; "),
         ) from None
+
+
+def _sdk_retries(provider: str) -> bool:
+    """Does the provider's SDK retry by itself? Anthropic's always does (max_retries); google-genai since
+    it has HttpRetryOptions (the lowest google-genai the ranges allow has none)."""
+    if provider == "anthropic":
+        return True
+    from google.genai import types
+
+    return hasattr(types, "HttpRetryOptions")
+
+
+def _count_with_retry(provider: str, client: Any, req: PromptRequest, model: str) -> int:
+    """The count, tried RETRIES more times after a failure to connect when the SDK does not retry itself."""
+    attempts = 1 if _sdk_retries(provider) else RETRIES + 1
+    for attempt in range(attempts):
+        try:
+            return anthropic_count(client, req, model) if provider == "anthropic" else gemini_count(client, req, model)
+        except PromptmillError:
+            raise
+        except Exception as exc:
+            if attempt + 1 == attempts or not _unreachable(exc):
+                raise
+            time.sleep(0.5)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 _UNREACHABLE = {
