@@ -167,4 +167,4 @@ def test_hostile_case(path: Path, tmp_path: Path):
 
 def test_the_corpus_covers_every_surface():
     surfaces = {p.relative_to(CASES).parts[0] for p in case_files()}
-    assert {"snapshot"} <= surfaces, surfaces
+    assert {"snapshot", "test", "diff", "types", "counts", "compile", "render", "batch", "lint", "models"} <= surfaces, surfaces
