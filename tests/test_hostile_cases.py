@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from git_support import IDENTITY
+
 CASES = Path(__file__).parent / "cases" / "hostile"
 COMPILER = Path(__file__).resolve().parents[1] / "compiler"
 TIME_LIMIT = 20.0
@@ -33,14 +35,7 @@ MEASURE = (
     "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
     "sys.exit(done.returncode)\n"
 )
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+GIT_ENV = IDENTITY  # a fixed author, no global or system git configuration
 
 
 def case_files() -> list[Path]:

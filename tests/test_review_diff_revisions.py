@@ -12,17 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from git_support import IDENTITY
 from promptmill.review.revisions import REVISION_FILE_LIMIT
 
 COMPILER = Path(__file__).resolve().parents[1] / "compiler"
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+GIT_ENV = IDENTITY  # a fixed author, no global or system git configuration
 # runs the command as its own child, then prints that child's peak resident size (KiB) last on stderr
 MEASURE = (
     "import resource, subprocess, sys\n"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import PromptmillError
+from ..core.typenames import json_type
 
 MAX_NAME_CHARS = 200  # a role, provider, wire or model name: far longer than any real one
 
@@ -26,21 +27,14 @@ class FieldError(PromptmillError):
     code = "PM010"
 
 
+# JSON Schema's type names (core/typenames.json_type) as an API client reads them
+_KINDS = {"object": "an object", "array": "a list", "string": "text", "integer": "a number", "number": "a number", "boolean": "a boolean"}
+
+
 def _kind(value: Any) -> str:
     """What a JSON value is, in words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    kind = json_type(value)
+    return _KINDS.get(kind, kind)
 
 
 def _fail(field: str, must: str, value: Any) -> FieldError:
