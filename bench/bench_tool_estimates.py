@@ -24,7 +24,7 @@ import yaml
 from promptmill.runtime import tooldecl
 from promptmill.runtime.counting import Counter
 from promptmill.runtime.tokenizers import get_tokenizer
-from promptmill.runtime.wires import _tools, get_wire, openai_chat
+from promptmill.wires import _tools, get_wire, openai_chat
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptmill.runtime import tokenizers
-from promptmill.runtime.tokenizers import FAST_ENV, SHIPPED_ENCODINGS, fast_encoder, get_tokenizer, self_check_corpus
+from promptmill.runtime.tokenizers import FAST_AFTER_CHARS, FAST_ENV, SHIPPED_ENCODINGS, fast_encoder, get_tokenizer, self_check_corpus
 
 quicktok = pytest.importorskip("quicktok", reason="the fast backend is optional: pip install 'promptmill[fast]'")
 if not callable(getattr(quicktok, "Tokenizer", None)):  # pragma: no cover - depends on environment
@@ -111,10 +111,52 @@ def test_every_count_and_encoding_equals_tiktoken(pairs, text, index):
     assert fast.count(text) == len(ids)
 
 
+def _warmed(name: str):
+    """The shared tokenizer of `name`, after it counted enough text to load its fast backend."""
+    tok = get_tokenizer(name)
+    tok.count("warm " * (FAST_AFTER_CHARS // 5 + 1))
+    return tok
+
+
+def test_the_fast_backend_loads_after_enough_text_and_counts_do_not_change():
+    """A fresh tokenizer counts with tiktoken (a short process never pays quicktok's load); once it
+    has counted FAST_AFTER_CHARS characters it asks for quicktok, and every count stays the same."""
+    texts = [t for t in self_check_corpus() if t] * 3
+    for name in NAMES:
+        enc = tokenizers._tiktoken_encoding(name)
+        calls = []
+
+        def later(name=name, enc=enc, calls=calls):
+            calls.append(name)
+            return fast_encoder(name, enc)
+
+        tok = tokenizers.TiktokenTokenizer(name, enc, later=later)
+        assert tok.backend == "tiktoken"
+        seen = 0
+        for text in texts:
+            assert tok.count(text) == len(enc.encode_ordinary(text))
+            assert tok.encode(text) == enc.encode_ordinary(text)
+            seen += 2 * len(text)
+            assert tok.backend == ("quicktok" if seen >= FAST_AFTER_CHARS else "tiktoken"), (seen, tok.backend)
+        big = "Grüße 東京 " * (FAST_AFTER_CHARS // 8)
+        assert tok.count(big) == len(enc.encode_ordinary(big))
+        assert tok.backend == "quicktok" and calls == [name]  # asked once
+        assert tok.count(big) == len(enc.encode_ordinary(big))
+
+
+def test_a_backend_that_gives_none_keeps_tiktoken_and_is_asked_once():
+    enc = tokenizers._tiktoken_encoding("cl100k_base")
+    calls = []
+    tok = tokenizers.TiktokenTokenizer("cl100k_base", enc, later=lambda: calls.append(1))
+    for _ in range(3):
+        assert tok.count("x" * FAST_AFTER_CHARS) == len(enc.encode_ordinary("x" * FAST_AFTER_CHARS))
+    assert tok.backend == "tiktoken" and calls == [1]
+
+
 def test_shared_tokenizers_use_the_fast_backend_and_cut_as_tiktoken_does():
     text = "Grüße aus Köln — 東京タワー 🙂 " * 40
     for name in NAMES:
-        tok = get_tokenizer(name)
+        tok = _warmed(name)
         assert tok.backend == "quicktok"
         reference = tokenizers.TiktokenTokenizer(name, tokenizers._tiktoken_encoding(name))
         assert reference.backend == "tiktoken"
@@ -192,6 +234,6 @@ def test_a_tokenizer_pickles_as_the_shared_one_of_its_name():
     import pickle
 
     for name in NAMES:
-        tok = get_tokenizer(name)
+        tok = _warmed(name)
         assert tok.backend == "quicktok"
         assert pickle.loads(pickle.dumps(tok)) is tok

@@ -17,7 +17,7 @@ from promptmill.runtime.engine import Runtime
 from promptmill.runtime.models import default_table
 from promptmill.runtime.plans import build_plan
 from promptmill.runtime.tokenizers import get_tokenizer
-from promptmill.runtime.wires import get_wire
+from promptmill.wires import get_wire
 
 TOK = get_tokenizer("o200k_base")
 CHUNKS = [

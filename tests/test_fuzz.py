@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import promptmill
 from promptmill.core.codes import CODES
 from promptmill.core.errors import PromptmillError
+from promptmill.runtime.registry import WIRES
 from promptmill.runtime.tokenizers import get_tokenizer
-from promptmill.runtime.wires import WIRES, get_wire
 from promptmill.source.loader import load_text
+from promptmill.wires import get_wire
 
 TOK = get_tokenizer("o200k_base")
 ROOT = Path(__file__).resolve().parents[1]

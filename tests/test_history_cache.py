@@ -88,7 +88,7 @@ def test_repair_keeps_the_step_alignment(rt):
     with a step that must not leave the oldest kept turn off a multiple of the step."""
     from promptmill.runtime.fill import make_candidate
     from promptmill.runtime.fit import Fitter, Placed
-    from promptmill.runtime.wires import get_wire
+    from promptmill.wires import get_wire
 
     prepared = rt.prepared("chat-4")
     spec = next(s for s in prepared.bundle.sections if s.id == "history")

@@ -3,172 +3,94 @@
 - every subpackage is a known stage (a new folder must be added to STAGES here and to
   docs/ARCHITECTURE.md);
 - a module imports only from its own stage and the stages it may use (ALLOWED), read
-  from the source with `ast`, including imports inside functions; imports under
-  `if TYPE_CHECKING:` are annotations only and are not followed;
-- the module import graph has no circles (the registries' lazy imports count as imports);
-- outside runtime/wires/ no module imports a wire module: wires are looked up by name
-  (`runtime.wires.get_wire`), and only the protocol (`base`) and the shared schema forms
-  (`schemaforms`) may be imported from there.
+  from the source with `ast`: imports at module level, inside functions and under
+  `if TYPE_CHECKING:` all count (a type is a dependency too);
+- the module import graph has no circle; the public facade's lazy imports
+  (promptmill/__init__.py's `_LAZY`) count as imports;
+- the render path (runtime/) reaches the stages after it (wires/, explain/, replies/) only by
+  a name in runtime/registry.py, never by an import: every such name leads to a later stage,
+  and no other module imports by name (`importlib.import_module`);
+- outside wires/ no module imports a wire module: wires are looked up by name
+  (`runtime.registry.get_wire`).
 
 tests/test_architecture_doc.py checks the runtime side at run time: each module of
-core/ and runtime/ imported alone loads no compile-time package, and rendering loads
+the runtime side imported alone loads no compile-time package, and rendering loads
 only modules of those folders, within a budget.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "compiler" / "promptmill"
+sys.path.insert(0, str(ROOT / "tools"))
+import import_graph  # noqa: E402  (tools/import_graph.py: the one reader of the imports, also behind docs/ARCHITECTURE.md's picture)
 
 # stage -> the stages its modules may import (besides their own). Ordered along the pipeline:
-# core < runtime < source < compose < lints < compiling < cli. batch/ and web/ are the next rooms:
-# batch renders datasets with the runtime; web previews in a browser and may rebuild. A module at the
-# top of the package (promptmill/watch.py) is a stage of its own, named after it.
-# runtime.wires builds on the runtime (fit's containers); the runtime reaches a wire only by name,
-# through the registry (see WIRE_ENTRY below), so no module circle can form.
+# core < runtime < wires < explain, replies < source < compose < lints < compiling < cli. The render path
+# (runtime/) fits a request; the wires (one API dialect each), the account of a render (explain/) and the
+# reply reader (replies/) build on it, and it hands over to them by name (runtime/registry.py).
+# batch/ and web/ are the next rooms: batch renders datasets with the runtime; web previews in a
+# browser and may rebuild. A module at the top of the package (promptmill/watch.py) is a stage of its
+# own, named after it.
+RUNTIME = {"core", "runtime", "runtime.jinja", "runtime.schema"}
+AFTER_RUNTIME = RUNTIME | {"wires", "explain", "replies"}
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "runtime.jinja": {"core"},
     "runtime.schema": {"core"},
-    "runtime": {"core", "runtime.jinja", "runtime.schema", "runtime.wires"},
-    "runtime.wires": {"core", "runtime", "runtime.jinja", "runtime.schema"},
-    "runtime.renderers": {"runtime.wires"},  # deprecated re-export of wires.gemini.genai_kwargs; removed next release
+    "runtime": {"core", "runtime.jinja", "runtime.schema"},
+    "wires": RUNTIME,
+    "explain": RUNTIME,
+    "replies": RUNTIME,
+    "runtime.renderers": {"wires"},  # deprecated re-export of wires.gemini.genai_kwargs; removed next release
     "source": {"core"},
-    "compose": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source"},
-    "lints": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose"},
-    "compiling": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints"},
-    "batch": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires"},
+    "compose": AFTER_RUNTIME | {"source"},
+    "lints": AFTER_RUNTIME | {"source", "compose"},
+    "compiling": AFTER_RUNTIME | {"source", "compose", "lints"},
+    "batch": AFTER_RUNTIME,
     # review renders whole projects (snapshots, diffs between revisions) with what compiling gives it
-    "review": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling"},
+    "review": AFTER_RUNTIME | {"source", "compose", "lints", "compiling"},
     "watch": set(),  # runs a callable when files change; knows nothing of promptmill
-    "web": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
+    "web": AFTER_RUNTIME | {"source", "compose", "lints", "compiling", "watch"},
     # the language server (the only importer of pygls): lints with compiling/'s Workspace, never a copy of it
-    "lsp": {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.wires", "source", "compose", "lints", "compiling", "watch"},
-    "cli": {
-        "core",
-        "runtime",
-        "runtime.jinja",
-        "runtime.schema",
-        "runtime.wires",
-        "source",
-        "compose",
-        "lints",
-        "compiling",
-        "batch",
-        "web",
-        "review",
-        "lsp",
-        "watch",
-    },
-    "": {"core", "runtime", "runtime.wires", "source", "compiling", "batch", "cli", "review", "watch"},  # __init__.py: the public surface
+    "lsp": AFTER_RUNTIME | {"source", "compose", "lints", "compiling", "watch"},
+    "cli": AFTER_RUNTIME | {"source", "compose", "lints", "compiling", "batch", "web", "review", "lsp", "watch"},
+    "": AFTER_RUNTIME | {"source", "compiling", "batch", "cli", "review", "watch"},  # __init__.py: the public surface
 }
 STAGES = set(ALLOWED)
-# what a module outside runtime/wires/ may import from it: the registry, the protocol, the schema forms
-WIRE_ENTRY = {
-    "promptmill.runtime.wires",
-    "promptmill.runtime.wires.base",
-    "promptmill.runtime.wires.schemaforms",
-    "promptmill.runtime.wires.schemaprofiles",  # data and pure functions, read by compose/ and lints/ like schemaforms
-}
+# the modules that import by name: the public facade (its `_LAZY` counts as imports) and the render
+# path's hand-over to the stages after it (runtime/registry.py: a plugin lookup, checked below)
+BY_NAME = {"promptmill", "promptmill.runtime.registry"}
 
 
-def _modules() -> dict[str, Path]:
-    out = {}
-    for p in sorted(PACKAGE.rglob("*.py")):
-        parts = ["promptmill", *p.relative_to(PACKAGE).with_suffix("").parts]
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = p
-    return out
+MODULES = import_graph.modules()
+_stage = import_graph.stage
+_imports = import_graph.imports
 
 
-MODULES = _modules()
+def _imports_by_name(module: str) -> bool:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "import_module" for n in ast.walk(tree))
 
 
-def _stage(module: str) -> str:
-    """The stage of a module: its folder under promptmill/, `runtime.<sub>` for runtime's subfolders."""
-    parts = module.split(".")[1:]
-    is_package = MODULES[module].name == "__init__.py"
-    folders = parts if is_package else parts[:-1]
-    if not folders:
-        return "" if is_package else parts[0]  # the package itself, or a module at its top
-    if folders[0] == "runtime" and len(folders) > 1:
-        return f"runtime.{folders[1]}"
-    return folders[0]
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _imports(module: str) -> set[str]:
-    """promptmill modules `module` imports (anywhere in its code, TYPE_CHECKING blocks excepted)."""
-    path = MODULES[module]
-    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            for child in node.orelse:
-                visit(child)
-            return
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            if target.split(".")[0] == "promptmill":
-                for alias in node.names:
-                    full = f"{target}.{alias.name}"
-                    found.add(full if full in MODULES else target)
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "promptmill")
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module":
-            # a registry's lazy imports: importlib.import_module(f".{target}", __name__)
-            found.update(_lazy_targets(path, module))
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")))
-    found.discard(module)
-    return {m for m in found if m in MODULES}
-
-
-def _lazy_targets(path: Path, module: str) -> set[str]:
-    """The modules a registry imports by name: promptmill/__init__.py's `_LAZY` (name -> (module, attr))
-    and runtime/wires/__init__.py's `WIRES` (name -> "module:attr", relative to the package)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = {getattr(t, "id", "") for t in targets}
-            if "_LAZY" in names:
-                found |= {f"promptmill.{v[0]}" for v in ast.literal_eval(node.value).values()}  # type: ignore[arg-type]
-            elif "WIRES" in names:
-                found |= {f"{module}.{v.split(':')[0]}" for v in ast.literal_eval(node.value).values()}  # type: ignore[arg-type]
-    return found
-
-
-GRAPH = {m: _imports(m) for m in MODULES}
+GRAPH = import_graph.graph()
 
 
 def test_the_parser_sees_the_imports() -> None:
-    # guards the check below: an empty graph would pass it vacuously
+    # guards the checks below: an empty graph would pass them vacuously
     assert len(MODULES) > 70
     assert "promptmill.runtime.engine" in GRAPH["promptmill"]  # the lazy exports of __init__.py
     assert "promptmill.runtime.fill" in GRAPH["promptmill.runtime.engine"]
     assert "promptmill.compiling.api" in GRAPH["promptmill"]
-    assert "promptmill.runtime.wires.openai_chat" in GRAPH["promptmill.runtime.wires"]  # the wire registry
-    assert "promptmill.runtime.explain" in GRAPH["promptmill.runtime.request"]
-    assert "promptmill.runtime.request" not in GRAPH["promptmill.runtime.wires.anthropic"]  # under TYPE_CHECKING
+    assert "promptmill.runtime.request" in GRAPH["promptmill.wires.anthropic"]  # under TYPE_CHECKING: counted
     assert "promptmill.runtime.fill" in GRAPH["promptmill.runtime.fit"]  # function-level imports count too
+    assert "promptmill.runtime.registry" in GRAPH["promptmill.runtime.request"]
 
 
 def test_every_folder_is_a_known_stage() -> None:
@@ -219,16 +141,6 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return circles
 
 
-def _version_only(module: str) -> bool:
-    """`module` takes nothing from the package but `__version__` (`from .. import __version__`)."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    return all(
-        [a.name for a in node.names] == ["__version__"]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module is None and node.level == module.count(".")
-    )
-
-
 def test_the_circle_finder_finds_circles() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"a"}}) == [["a"]]
@@ -237,18 +149,41 @@ def test_the_circle_finder_finds_circles() -> None:
 
 def test_no_import_circles() -> None:
     """No promptmill modules import each other, directly or round a longer circle: imports at module
-    and function level and the registries' lazy ones count, `if TYPE_CHECKING:` imports do not.
-    The only edge left out is `from .. import __version__` into the package (the version is moving
-    to a module of its own)."""
-    graph = {m: {w for w in deps if not (w == "promptmill" and _version_only(m))} for m, deps in GRAPH.items()}
-    circles = _circles(graph)
+    and function level, under `if TYPE_CHECKING:` and the facade's lazy ones all count."""
+    circles = _circles(GRAPH)
     assert not circles, f"modules that import each other: {circles}"
 
 
+def test_the_render_path_hands_over_by_name_only_to_later_stages() -> None:
+    """runtime/registry.py names the modules after the render path that a request hands over to
+    (`req.to_openai()`, `req.explain()`, `req.parse_reply()`); each is a module of a later stage, so
+    the lookup is a plug-in, not a hidden way back. Nothing else imports by name."""
+    from promptmill.runtime import registry
+
+    targets = [*registry.WIRES.values(), registry.EXPLAIN, registry.PARSE_REPLY]
+    assert len(targets) >= 12
+    for target in targets:
+        module = target.split(":")[0]
+        assert module in MODULES, f"runtime/registry.py names {module}, which does not exist"
+        assert _stage(module) in {"wires", "explain", "replies"}, f"runtime/registry.py hands over to {module}, not a later stage"
+        assert "promptmill.runtime.request" not in {module} | GRAPH[module] or _stage(module) != "runtime"
+    by_name = sorted(m for m in MODULES if _imports_by_name(m))
+    assert by_name == sorted(BY_NAME), f"only {sorted(BY_NAME)} may import by name (importlib.import_module): {by_name}"
+
+
 def test_only_the_registry_reaches_a_wire() -> None:
-    """A wire is found by name (`get_wire`): outside runtime/wires/ nothing imports a wire module."""
-    wires = {m for m in MODULES if m.startswith("promptmill.runtime.wires.")}
-    assert {"promptmill.runtime.wires.openai_chat", "promptmill.runtime.wires.gemini"} <= wires
-    exempt = ("runtime.wires", "runtime.renderers", "")  # "": the package root re-exports genai_kwargs
-    bad = sorted(f"{m} -> {w}" for m in MODULES if _stage(m) not in exempt for w in GRAPH[m] & wires - WIRE_ENTRY)
-    assert not bad, f"import the wire by name (runtime.wires.get_wire), not its module: {bad}"
+    """A wire is found by name (`get_wire`): outside wires/ nothing imports a wire module but the
+    package root (it re-exports `genai_kwargs` and `anthropic_bedrock_kwargs`) and the deprecated path."""
+    wires = {m for m in MODULES if m.startswith("promptmill.wires.")}
+    assert {"promptmill.wires.openai_chat", "promptmill.wires.gemini"} <= wires
+    exempt = ("wires", "runtime.renderers", "")
+    bad = sorted(f"{m} -> {w}" for m in MODULES if _stage(m) not in exempt for w in GRAPH[m] & wires)
+    assert not bad, f"import the wire by name (runtime.registry.get_wire), not its module: {bad}"
+
+
+def test_the_architecture_picture_is_the_graph() -> None:
+    """docs/ARCHITECTURE.md's import graph is drawn from this graph (`python tools/import_graph.py` redraws it)."""
+    doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert import_graph.START in doc
+    assert import_graph.updated(doc) == doc, "the picture is stale: run python tools/import_graph.py"
+    assert '["wires/"]' in doc and "n_request --> n_registry" in doc  # guards the drawing itself

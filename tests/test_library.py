@@ -17,7 +17,7 @@ import yaml
 
 import promptmill
 from promptmill.core.errors import BudgetError, StateError
-from promptmill.runtime.wires import get_wire
+from promptmill.wires import get_wire
 from providers_support import (
     EXAMPLES,
     PROVIDERS,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from promptmill.core.errors import BudgetError, StateError
 from promptmill.runtime.counting import Counter
-from promptmill.runtime.wires import _tools, get_wire
+from promptmill.wires import _tools, get_wire
 from providers_support import SHIPPED, TOK, documented_total, render, runtime, state
 
 

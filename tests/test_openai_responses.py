@@ -13,7 +13,7 @@ from openai import OpenAI
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 from promptmill.core.errors import ProviderError
-from promptmill.runtime.wires import get_wire
+from promptmill.wires import get_wire
 from providers_support import SHIPPED, documented_total, render, runtime, state
 from test_sdk_types import typed_dict_problems
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from promptmill.core.errors import ProviderError
-from promptmill.runtime.wires.gemini import genai_kwargs
+from promptmill.wires.gemini import genai_kwargs
 from providers_support import PROVIDERS, SHIPPED, render, runtime, state
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "renderers"

@@ -16,7 +16,7 @@ import yaml
 
 from promptmill.compiling.api import build_in_memory
 from promptmill.core.errors import ReplyError
-from promptmill.runtime.reply import MAX_REPLY_CHARS, find_json, parse_reply
+from promptmill.replies.parse import MAX_REPLY_CHARS, find_json, parse_reply
 from providers_support import render
 
 CASES = Path(__file__).resolve().parent / "cases" / "replies"

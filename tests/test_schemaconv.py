@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 from google.genai import types as genai
 
-from promptmill.runtime.wires.schemaforms import gemini_schema, openai_strict
+from promptmill.runtime.schemaforms import gemini_schema, openai_strict
 
 PLAN = {
     "type": "object",

@@ -1,4 +1,4 @@
-"""Structured output in each wire's dialect (runtime/wires/schemaprofiles.py, docs/providers.md "Output contracts").
+"""Structured output in each wire's dialect (runtime/schemaprofiles.py, docs/providers.md "Output contracts").
 
 Per wire that carries a native contract: it has a profile; what the profile rejects never reaches
 the payload; what it loses is stated in the prompt the model reads; and a reply that breaks a lost
@@ -14,8 +14,7 @@ import pytest
 
 from promptmill.compiling.api import build_in_memory
 from promptmill.core.errors import ReplyError
-from promptmill.runtime.wires import WIRE_NAMES, get_wire
-from promptmill.runtime.wires.schemaprofiles import (
+from promptmill.runtime.schemaprofiles import (
     CONSTRAINTS,
     PROFILES,
     WIRE_PROFILES,
@@ -24,6 +23,7 @@ from promptmill.runtime.wires.schemaprofiles import (
     profile_for,
     without_rejected,
 )
+from promptmill.wires import WIRE_NAMES, get_wire
 
 CARRIERS = [name for name in WIRE_NAMES if carries_contract(get_wire(name))]
 

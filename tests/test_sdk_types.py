@@ -22,7 +22,7 @@ from google.genai import types as genai
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 from pydantic import TypeAdapter, ValidationError
 
-from promptmill.runtime.wires.gemini import genai_kwargs
+from promptmill.wires.gemini import genai_kwargs
 from providers_support import SHIPPED, render
 
 _ADAPTERS: dict[Any, TypeAdapter] = {}

@@ -21,7 +21,7 @@ from google.genai import types
 from google.oauth2.credentials import Credentials
 
 from promptmill.runtime.models import resolve_model
-from promptmill.runtime.wires.gemini import genai_kwargs
+from promptmill.wires.gemini import genai_kwargs
 from providers_support import SHIPPED, render
 
 CLAUDE = "claude-sonnet-4-5@20250929"  # a Vertex model id: the version after `@`

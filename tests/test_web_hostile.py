@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from promptmill.runtime import wires
+from promptmill import wires
 
 BAD = {  # a value of each wrong kind, per kind of field
     "name": [[], ["helpdesk"], {}, {"id": "helpdesk"}, 1, 2.5, True],

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 
 from promptmill import load
 from promptmill.cli.main import main
-from promptmill.runtime import wires
-from promptmill.runtime.wires.openai_chat import OpenAIChatWire
+from promptmill.runtime import registry as wires
+from promptmill.wires.openai_chat import OpenAIChatWire
 
 REPO = Path(__file__).resolve().parents[1]
 EXECUTOR_STATE = "prompts/examples/executor.state.yaml"
@@ -265,12 +265,12 @@ def test_the_model_picker_renders_for_that_model_as_the_cli_does(repo_page):
 
 
 def test_the_tabs_are_the_wire_registry(starter_project, preview_server, open_page, monkeypatch):
-    """A wire registered in runtime/wires (here OpenAI chat under a test's own name) is a tab, with its payload."""
-    fake = types.ModuleType("promptmill.runtime.wires.fake_chat")
+    """A wire listed in runtime/registry.py (here OpenAI chat under a test's own name) is a tab, with its payload."""
+    fake = types.ModuleType("promptmill.wires.fake_chat")
     fake.WIRE = type("FakeChatWire", (OpenAIChatWire,), {"name": "fake-chat"})()
     monkeypatch.setitem(sys.modules, fake.__name__, fake)
     monkeypatch.setattr(wires, "_loaded", dict(wires._loaded))
-    monkeypatch.setitem(wires.WIRES, "fake-chat", "fake_chat:WIRE")
+    monkeypatch.setitem(wires.WIRES, "fake-chat", "promptmill.wires.fake_chat:WIRE")
     monkeypatch.setattr(wires, "WIRE_NAMES", (*wires.WIRE_NAMES, "fake-chat"))
     page = open_page(preview_server(starter_project, watch=False).url)
     tabs = page.eval_on_selector_all("#tabs button", "b => b.map(x => x.dataset.provider)")

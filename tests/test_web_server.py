@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from promptmill import wires
 from promptmill.cli.main import main
-from promptmill.runtime import wires
 from promptmill.web.origin import host_ok, origin_ok
 
 REPO = Path(__file__).resolve().parents[1]

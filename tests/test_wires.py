@@ -1,4 +1,4 @@
-"""runtime/wires/: the registry, the Wire each name stands for, and the deprecated paths."""
+"""wires/: the registry, the Wire each name stands for, and the deprecated paths."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from promptmill.core.errors import ProviderError
-from promptmill.runtime.wires import WIRE_NAMES, WIRES, batch_wires, get_wire
-from promptmill.runtime.wires.base import Wire
+from promptmill.runtime.registry import WIRES
+from promptmill.runtime.wire import Wire
+from promptmill.wires import WIRE_NAMES, batch_wires, get_wire
 from providers_support import runtime, state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,7 @@ def test_the_old_genai_kwargs_path_still_works_and_warns() -> None:
         "import importlib, sys\n"
         "sys.modules.pop('promptmill.runtime.renderers.gemini', None)\n"
         "from promptmill.runtime.renderers.gemini import genai_kwargs as old\n"
-        "from promptmill.runtime.wires.gemini import genai_kwargs as new\n"
+        "from promptmill.wires.gemini import genai_kwargs as new\n"
         "print(old is new)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -106,7 +107,7 @@ def test_a_reply_is_checked_with_the_four_fields_batch_collect_passes() -> None:
     # is found by name, and OpenAI's strict mode nulls (an optional property sent as null) are removed
     from types import SimpleNamespace
 
-    from promptmill.runtime.reply import parse_reply
+    from promptmill.replies.parse import parse_reply
 
     bundle = runtime().bundle("companion-beat")
     assert bundle.output is not None and bundle.output.style == "native"

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from promptmill.runtime.wires import WIRE_NAMES  # the wires a render takes: every `provider:` enum lists them
+from promptmill.runtime.registry import WIRE_NAMES  # the wires a render takes: every `provider:` enum lists them
 
 OUT = Path(__file__).resolve().parent.parent / "compiler" / "promptmill" / "schemas"
 BASE = "https://promptmill.dev/schemas/"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptmill.runtime.wires import WIRE_NAMES
+from promptmill.runtime.registry import WIRE_NAMES
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://promptmill.dev/schemas/"

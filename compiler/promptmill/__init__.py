@@ -44,33 +44,33 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compiling.workspace import Workspace
     from .compiling.writer import build_lock
     from .core.boundary import environment_error
+    from .replies.parse import parse_reply
     from .review.diff import PromptDiff, diff
     from .review.diffreport import format_diff
     from .review.snapshots import SnapshotCheck, check_snapshots, snapshot
     from .review.testreport import format_check
     from .runtime.buildinfo import build_description, compiled_modules
     from .runtime.engine import Runtime
-    from .runtime.reply import parse_reply
     from .runtime.request import PromptRequest
     from .runtime.tokenizers import get_tokenizer
     from .runtime.tracing import trace_renders
     from .runtime.typeshash import types_hash
-    from .runtime.wires.anthropic_bedrock import anthropic_bedrock_kwargs
-    from .runtime.wires.gemini import genai_kwargs
     from .source.loader import load_data_file
     from .source.statefile import read_state
     from .watch import Watcher
+    from .wires.anthropic_bedrock import anthropic_bedrock_kwargs
+    from .wires.gemini import genai_kwargs
 
 # public name -> (module under promptmill, attribute): imported on first use
 _LAZY = {
     # render
     "Runtime": ("runtime.engine", "Runtime"),
     "PromptRequest": ("runtime.request", "PromptRequest"),
-    "parse_reply": ("runtime.reply", "parse_reply"),
+    "parse_reply": ("replies.parse", "parse_reply"),
     "get_tokenizer": ("runtime.tokenizers", "get_tokenizer"),
     "trace_renders": ("runtime.tracing", "trace_renders"),
-    "genai_kwargs": ("runtime.wires.gemini", "genai_kwargs"),
-    "anthropic_bedrock_kwargs": ("runtime.wires.anthropic_bedrock", "anthropic_bedrock_kwargs"),
+    "genai_kwargs": ("wires.gemini", "genai_kwargs"),
+    "anthropic_bedrock_kwargs": ("wires.anthropic_bedrock", "anthropic_bedrock_kwargs"),
     "read_state": ("source.statefile", "read_state"),
     "environment_error": ("core.boundary", "environment_error"),
     "load_data_file": ("source.loader", "load_data_file"),

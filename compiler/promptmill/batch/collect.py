@@ -31,8 +31,8 @@ from typing import Any, cast
 
 # promptmill internals this module uses (kept together for the package move)
 from ..core.errors import ConfigError, PromptmillError, ReplyError
+from ..replies.parse import parse_reply
 from ..runtime.engine import Runtime
-from ..runtime.reply import parse_reply
 from ..runtime.request import PromptRequest
 from . import formats
 from .lines import MAX_LINE_BYTES, Unreadable, json_object, lines

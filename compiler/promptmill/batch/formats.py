@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 
-from ..runtime.wires import batch_wires, get_wire
-from ..runtime.wires.base import BatchLimits
+from ..runtime.wire import BatchLimits, batch_wires, get_wire
 
 PROVIDERS = batch_wires()  # the wires with a batch format: the names --provider takes for `batch`
 # each wire's documented limits for one batch input file

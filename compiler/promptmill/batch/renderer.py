@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from ..core.errors import ConfigError, PromptmillError
 from ..runtime.engine import Runtime
 from ..runtime.models import check_serves
-from ..runtime.wires import get_wire
+from ..runtime.wire import get_wire
 from . import formats, ids
 from .lines import Unreadable
 
@@ -270,8 +270,9 @@ class BatchRenderer:
             else:
                 state = self.state_of(row)
             req = self.runtime.render(self.role, state, budget=self.budget, provider=self.provider, model=self.render_model)
-            payload = req.wire.batch_body(req, self.model)
-            field = req.wire.metadata_field
+            wire = get_wire(req.provider)
+            payload = wire.batch_body(req, self.model)
+            field = wire.metadata_field
             if field is not None:  # which prompt made this line, for tracing a batch result back to it
                 payload = {**payload, field: {"promptmill_role": req.role, "promptmill_source_hash": req.source_hash}}
             data = formats.line(self.provider, custom_id, payload, self.model, self.max_tokens)

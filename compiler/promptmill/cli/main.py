@@ -27,7 +27,8 @@ from ..core.errors import CompileError, PromptmillError
 from ..core.jsontypes import JSON
 from ..core.version import __version__
 from ..review import DIFF_FORMATS, TEST_FORMATS
-from ..runtime.wires import WIRE_NAMES, batch_wires
+from ..runtime.registry import WIRE_NAMES
+from ..runtime.wire import batch_wires
 from .reporters import FORMATS
 
 RATIOS_NAME = "promptmill.ratios.json"  # compose/budgets.py RATIOS_FILE, named here without importing the compiler

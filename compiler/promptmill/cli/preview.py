@@ -18,8 +18,8 @@ from typing import Any
 
 from ..core.jsontypes import JSON
 from ..core.showtext import visible
+from ..explain.account import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.bundle import RoleBundle, plain
-from ..runtime.explain import budget_sum, dropped_entry, items_note, shown_reason
 from ..runtime.request import PromptRequest, RenderedSection
 
 BAR = 24

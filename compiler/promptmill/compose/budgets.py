@@ -14,7 +14,7 @@ from ..core.diagnostics import Diagnostic, Position
 from ..runtime.bundle import Budget
 from ..runtime.models import ModelInfo, ModelTable, default_table, id_problem, row_problems, serving_problem
 from ..runtime.tokenizers import DEFAULT_TOKENIZER
-from ..runtime.wires import get_wire
+from ..runtime.wire import get_wire
 from ..source.project import DEFAULT_BUDGET, Project
 from .model import Role
 from .ratiosfile import RATIOS_FILE, read_ratios

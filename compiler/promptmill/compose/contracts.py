@@ -20,9 +20,9 @@ import re
 from typing import Any
 
 from ..core.diagnostics import Diagnostic
+from ..replies.parse import json_shape
 from ..runtime.bundle import Contract, Origin, Section
 from ..runtime.counting import Counter
-from ..runtime.reply import json_shape
 from .model import OutputContract, valid_schema
 
 DEFAULT_TOOL = "return_result"
@@ -345,7 +345,7 @@ _LOSSY_HINTS = {
 
 
 def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
-    from ..runtime.wires.schemaforms import BUNDLE_KEYS, JSON_SCHEMA_STRICT, OPENAPI_SUBSET, gemini_schema, openai_strict
+    from ..runtime.schemaforms import BUNDLE_KEYS, JSON_SCHEMA_STRICT, OPENAPI_SUBSET, gemini_schema, openai_strict
 
     strict, strict_problems = openai_strict(schema)
     gemini, gemini_problems = gemini_schema(schema)
@@ -356,8 +356,9 @@ def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
 def lost_by_wire(schema: Any) -> dict[str, list[tuple[str, str, Any, str]]]:
     """For each wire that carries a native contract and loses some of `schema`'s constraints:
     `(path, keyword, value, fate)` of each (runtime/wires/schemaprofiles.py), in registry order."""
-    from ..runtime.wires import WIRE_NAMES, get_wire
-    from ..runtime.wires.schemaprofiles import carries_contract, lost_keywords, profile_for
+    from ..runtime.registry import WIRE_NAMES
+    from ..runtime.schemaprofiles import carries_contract, lost_keywords, profile_for
+    from ..runtime.wire import get_wire
 
     out = {}
     for name in WIRE_NAMES:

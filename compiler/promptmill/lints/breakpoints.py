@@ -24,7 +24,7 @@ from ..compose.resolve import ComposedRole
 from ..core.diagnostics import Diagnostic
 from ..runtime.bundle import Section
 from ..runtime.models import ModelInfo
-from ..runtime.wires import get_wire
+from ..runtime.wire import get_wire
 from .context import LintContext
 
 

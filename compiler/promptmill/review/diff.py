@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import ConfigError
-from ..runtime.explain import dropped_entry
+from ..explain.account import dropped_entry
 from ..runtime.request import PromptRequest
 from .revisions import side
 from .snapshots import Case, Rendered, _flat, cache_prefix, message_lines, render_all

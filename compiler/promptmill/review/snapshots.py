@@ -28,8 +28,8 @@ from ..compiling.api import abstract_roles, compile_bundles, load_project
 from ..core.diagnostics import has_errors, sort_diagnostics
 from ..core.errors import CompileError, ConfigError, PromptmillError
 from ..core.showtext import visible
+from ..explain.account import dropped_entry, explain
 from ..runtime.engine import Runtime
-from ..runtime.explain import dropped_entry, explain
 from ..runtime.request import PromptRequest
 from ..source.examples import example_stem, examples_for, find_examples
 from ..source.statefile import read_state

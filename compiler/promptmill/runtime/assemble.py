@@ -13,7 +13,7 @@ from .fit import FitResult, Placed
 from .request import Message, PromptRequest, RenderedSection
 
 if TYPE_CHECKING:
-    from .wires.base import Wire
+    from .wire import Wire
 
 
 def _section(p: Placed, counter: Counter, wire: Wire, native: bool = False, text: str = "") -> RenderedSection:

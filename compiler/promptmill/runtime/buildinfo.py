@@ -20,6 +20,7 @@ COMPILED = (
     "runtime.plans",
     "runtime.schema.closures",
     "runtime.schema.json_values",
+    "runtime.placed",  # the fitter's `Placed` and `Container`: were fit.py's until the wires' layouts needed them without it
 )
 
 

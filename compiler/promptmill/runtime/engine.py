@@ -49,11 +49,11 @@ from .request import PromptRequest
 from .schema.validate import Validator
 from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
 from .tokenizers import get_tokenizer
-from .wires import get_wire
+from .wire import get_wire
 
 if TYPE_CHECKING:
     from .models import ModelInfo, ModelTable
-    from .wires.base import Wire
+    from .wire import Wire
 
 _render_span: Any = None  # set by runtime/tracing.py while renders are traced: the render path imports nothing for it
 LOAD_ATTEMPTS = 5  # Runtime.load starts again from the new manifest at most this often

@@ -17,24 +17,24 @@ sections are never trimmed by default and trimming only removes whole units.
 
 With `tool_mode: native` on a chat wire, a tools section is not message text:
 each kept tool costs its declaration as the provider sees it, and the payload
-carries the declarations (the wire, `runtime/wires/`, holds the layout and counting model). The
+carries the declarations (the wire, `runtime/wire.py` and `promptmill/wires/`, holds the layout and counting model). The
 structured-return tool and a native contract's schema are fixed costs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import BudgetError, StateError
+from ..core.errors import BudgetError
 from . import tooldecl
-from .bundle import Section
 from .fill import Candidate, PreparedRole, check_item, render_item, strip_text
+from .placed import Container, Placed, turn_content
 
 if TYPE_CHECKING:
-    from .wires.base import Wire
+    from .wire import Wire
 
 
 def _settle(p: Placed, fits_all: bool) -> None:
@@ -50,78 +50,12 @@ def _settle(p: Placed, fits_all: bool) -> None:
 
 
 @dataclass
-class Placed:
-    cand: Candidate
-    status: str = "pending"  # kept | trimmed | truncated | dropped | empty
-    reason: str = ""
-    body: str | None = None  # final body of non-list sections
-    kept: list[int] = field(default_factory=list)  # kept item indices, in the order added
-    offered: int = 0  # items rendered and counted
-    order_key: int = 0  # when it was placed (for repair)
-
-    @property
-    def spec(self) -> Section:
-        return self.cand.spec
-
-    @property
-    def is_list(self) -> bool:
-        return self.cand.items is not None
-
-    @property
-    def present(self) -> bool:
-        return self.status in ("kept", "trimmed", "truncated")
-
-    def item_texts(self) -> list[str]:
-        return [self.cand.rendered[i] for i in sorted(self.kept)]
-
-    def pieces(self) -> list[str]:
-        """The section as counted pieces: title line, then body or items with separators."""
-        out = [self.spec.title + "\n"] if self.spec.title else []
-        if self.is_list:
-            # each item is counted together with the separator that follows it, so
-            # item-to-item joins are hard; the last item stands alone
-            kept = sorted(self.kept)
-            units = self.cand.units
-            out.extend(units[i] for i in kept[:-1])
-            if kept:
-                out.append(self.cand.rendered[kept[-1]])
-        elif self.body:
-            out.append(self.body)
-        return out
-
-    def text(self) -> str:
-        return "".join(self.pieces())
-
-
-@dataclass
-class Container:
-    """One message (or the whole text) of the final request."""
-
-    role: str
-    placed: list[Placed] = field(default_factory=list)
-    turn: Any = None  # a history turn (chat wires): the item dict
-    turn_of: Placed | None = None
-    tokens: int = 0  # exact tokens of the content (set by exact_total)
-
-
-@dataclass
 class FitResult:
     placed: list[Placed]  # document order
     containers: list[Container]
     tokens: int
     budget: int
     fitter: Fitter  # the fitter that placed them (its layout rules, for the summary)
-
-
-def turn_content(turn: Any, section: str, index: int, path: tuple) -> tuple[str, str]:
-    from .fill import state_path
-
-    if not isinstance(turn, Mapping) or turn.get("role") not in ("user", "assistant") or not isinstance(turn.get("content"), str):
-        raise StateError(
-            "",
-            [(state_path((*path, index)), f"history turns of section '{section}' need role user|assistant and string content")],
-        )
-    return turn["role"], turn["content"]
 
 
 class Fitter:

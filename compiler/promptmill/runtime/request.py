@@ -17,16 +17,11 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.errors import ProviderError
 from .bundle import Contract
-from .explain import explain
-from .reply import parse_reply
-from .wires import get_wire
-
-if TYPE_CHECKING:
-    from .wires.base import Wire
+from .registry import EXPLAIN, PARSE_REPLY, Renderer, find_wire, handover
 
 
 @dataclass(frozen=True)
@@ -178,10 +173,10 @@ class PromptRequest:
         return "exact" if self.exact else "estimate"
 
     @property
-    def wire(self) -> Wire:
+    def wire(self) -> Renderer:
         """The wire this request was fitted for: `provider` is its name (not a field, so the
         request's data, its JSON and its pickle are what they were)."""
-        return get_wire(self.provider)
+        return find_wire(self.provider)
 
     @property
     def text(self) -> str:
@@ -217,7 +212,7 @@ class PromptRequest:
 
     def _render_as(self, name: str, model: str | None = None, max_tokens: int | None = None) -> dict:
         self._check_provider(name)
-        return get_wire(name).render(self, model=model, max_tokens=max_tokens)
+        return find_wire(name).render(self, model=model, max_tokens=max_tokens)
 
     def to_payload(self) -> dict:
         """The request for the wire it was fitted for."""
@@ -248,7 +243,7 @@ class PromptRequest:
 
     def to_gemini(self, *, max_tokens: int | None = None) -> dict:
         """the Gemini `generateContent` body, with the reply limit (`max_output_tokens`, the budget's
-        reserve; overridable). The model goes in the URL, or to `wires.gemini.genai_kwargs`."""
+        reserve; overridable). The model goes in the URL, or to `promptmill.genai_kwargs`."""
         return self._render_as("gemini", None, max_tokens)
 
     def to_bedrock(self, *, model: str | None = None, max_tokens: int | None = None) -> dict:
@@ -271,18 +266,18 @@ class PromptRequest:
         return self._render_as("gemini-vertex", None, max_tokens)
 
     def parse_reply(self, reply: str | Mapping[str, Any] | list, *, state: Mapping[str, Any] | None = None) -> Any:
-        """Data of a model reply checked against the role's output contract (see promptmill.runtime.reply).
+        """Data of a model reply checked against the role's output contract (see promptmill.replies.parse).
 
         `reply` is the reply text, or the arguments of a structured-return tool call as a
         dict (Anthropic `tool_use.input`) or JSON text (OpenAI `tool_call.function.arguments`).
         Raises `ReplyError` (PM860-PM864) with `repair_message()` for the model."""
-        return parse_reply(self, reply, state=state)
+        return handover(PARSE_REPLY)(self, reply, state=state)
 
     def explain(self) -> str:
         """A human-readable account of the render: totals, then one line per section."""
-        return explain(self)
+        return handover(EXPLAIN)(self)
 
     def report(self) -> str:
         """Deprecated alias of `explain()` (removed in the next release)."""
         warnings.warn("PromptRequest.report() is deprecated; use explain()", DeprecationWarning, stacklevel=2)
-        return explain(self)
+        return handover(EXPLAIN)(self)

@@ -6,7 +6,9 @@
   on load against the hash tiktoken itself expects;
   with `promptmill[fast]` installed they count through quicktok (a faster exact
   BPE) loaded from the same verified files, kept only while it agrees with
-  tiktoken on a fixed corpus checked at load (see `fast_encoder`);
+  tiktoken on a fixed corpus checked at load (see `fast_encoder`); it loads once
+  the tokenizer has counted FAST_AFTER_CHARS characters with tiktoken, so a short
+  process (a CLI call, a first render) does not pay its load;
 - `approx`: about four characters a token, for when nothing better exists; it is
   marked approximate (`exact = False`) and every report says so;
 - `hf:PATH`: a Hugging Face `tokenizer.json` through the optional `tokenizers`
@@ -20,7 +22,8 @@ exactly from cached piece counts. See docs/ARCHITECTURE.md.
 
 from __future__ import annotations
 
-import base64
+import binascii
+import functools
 import hashlib
 import math
 import os
@@ -48,6 +51,10 @@ if TYPE_CHECKING:
 
 DEFAULT_TOKENIZER = "o200k_base"
 LONG_ENCODE_CHARS = 65_536  # a text this long is encoded once for the truncations of it that follow
+# characters a tokenizer counts with tiktoken before the fast backend (promptmill[fast]) loads: its load
+# (about 1.5 s on the 2-core machine of bench/bench_cold.py) pays back only over many renders, and
+# 256 Ki characters is about a hundred medium renders; the counts are the same before and after
+FAST_AFTER_CHARS = 262_144
 
 # SHA-256 of the official files; equal to `expected_hash` in tiktoken_ext/openai_public.py.
 SHIPPED_ENCODINGS: dict[str, str] = {
@@ -87,14 +94,44 @@ class TiktokenTokenizer:
     exact = True
     has_hard_joins = True
 
-    def __init__(self, name: str, encoding: tiktoken.Encoding, fast: Any = None) -> None:
+    def __init__(self, name: str, encoding: tiktoken.Encoding, fast: Any = None, later: Any = None) -> None:
+        """`fast` (see fast_encoder) gives tiktoken's ids for the same text, proven at load; `later`, a
+        callable returning such an encoder (or None), is called once FAST_AFTER_CHARS characters were counted."""
         self.name = name
         self._enc = encoding
-        # `fast` (see fast_encoder) gives tiktoken's ids for the same text, proven at load
+        self._last: tuple[str, Sequence[int]] | None = None  # the last long text encoded, and its ids (4 bytes each)
+        self._later = later if fast is None else None
+        self._left = FAST_AFTER_CHARS  # characters to count before `later` is asked
+        self._use(fast)
+        if self._later is not None:  # count (and encode) through the meters until the fast backend is asked for
+            self._encode = self._metered_encode
+            self._count = self._metered_count
+
+    def _use(self, fast: Any) -> None:
+        encoding = self._enc
         self.backend = "tiktoken" if fast is None else "quicktok"
         self._encode = encoding.encode_ordinary if fast is None else fast.encode_ordinary
         self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
-        self._last: tuple[str, Sequence[int]] | None = None  # the last long text encoded, and its ids (4 bytes each)
+
+    def _metered_encode(self, text: str) -> list[int]:
+        self._left -= len(text)
+        if self._left <= 0:
+            self._switch()
+        return self._enc.encode_ordinary(text)
+
+    def _metered_count(self, text: str) -> int:
+        self._left -= len(text)
+        if self._left <= 0:
+            self._switch()
+        return len(self._enc.encode_ordinary(text))
+
+    def _switch(self) -> None:
+        """Ask `later` for the fast backend, once (tiktoken stays when it gives None)."""
+        with _switch_lock:
+            later, self._later = self._later, None
+            if later is None:
+                return
+            self._use(later())
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Unpickled, it is the shared tokenizer of that name in the receiving process (which
@@ -277,12 +314,10 @@ def _load_ranks(name: str) -> dict[bytes, int]:
             code="PM850",
             hint="reinstall promptmill",
         )
-    ranks: dict[bytes, int] = {}
-    for line in raw.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    fields = raw.split()  # "token rank" lines: base64 token, decimal rank
+    if len(fields) % 2:
+        raise TokenizerError(f"encoding file for '{name}' has a line that is not 'token rank'", code="PM850")
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
 def _tiktoken_encoding(name: str, ranks: dict[bytes, int] | None = None) -> tiktoken.Encoding:
@@ -352,6 +387,17 @@ def self_check_corpus() -> list[str]:
     return corpus
 
 
+def fast_available(name: str) -> bool:
+    """Whether `name` may count through quicktok: it is installed (`promptmill[fast]`) and not turned off."""
+    if name not in _QUICKTOK_FILES or not fast_enabled():
+        return False
+    try:
+        import quicktok
+    except ImportError:
+        return False
+    return callable(getattr(quicktok, "Tokenizer", None))  # not another package named quicktok
+
+
 def fast_encoder(name: str, encoding: tiktoken.Encoding, ranks: dict[bytes, int] | None = None) -> Any:
     """quicktok's encoder for `name` built from promptmill's verified encoding file, or None.
 
@@ -396,11 +442,9 @@ def _load_quicktok(quicktok: Any, name: str, stem: str, table: str, ranks: dict[
     Unicode class table (part of its pre-tokeniser, not of the vocabulary)."""
     folder = tempfile.mkdtemp(prefix="promptmill-quicktok-")
     try:
+        short, long = struct.Struct("<H").pack, struct.Struct("<I").pack
         recs = sorted(ranks.items(), key=lambda kv: kv[1])
-        parts = [struct.pack("<I", len(recs))]
-        for raw, rank in recs:
-            parts += [struct.pack("<H", len(raw)), raw, struct.pack("<I", rank)]
-        Path(folder, f"{stem}.vocab").write_bytes(b"".join(parts))
+        Path(folder, f"{stem}.vocab").write_bytes(long(len(recs)) + b"".join([short(len(raw)) + raw + long(rank) for raw, rank in recs]))
         Path(folder, f"{stem}.special").write_bytes(struct.pack("<I", 0))
         shutil.copyfile(Path(quicktok.__file__).parent / "data" / table, Path(folder, table))
         return quicktok.Tokenizer(name, folder)
@@ -409,6 +453,7 @@ def _load_quicktok(quicktok: Any, name: str, stem: str, table: str, ranks: dict[
 
 
 _lock = threading.Lock()
+_switch_lock = threading.Lock()  # a tokenizer asking for its fast backend (TiktokenTokenizer._switch)
 _cache: dict[str, Tokenizer] = {}
 
 
@@ -433,9 +478,9 @@ def get_tokenizer(name: str, *, base_dir: Path | None = None) -> Tokenizer:
             return cached
         tok: Tokenizer
         if name in SHIPPED_ENCODINGS:
-            ranks = _load_ranks(name)
-            encoding = _tiktoken_encoding(name, ranks)
-            tok = TiktokenTokenizer(name, encoding, fast_encoder(name, encoding, ranks))
+            encoding = _tiktoken_encoding(name, _load_ranks(name))
+            later = functools.partial(fast_encoder, name, encoding) if fast_available(name) else None
+            tok = TiktokenTokenizer(name, encoding, later=later)
         elif name == "approx":
             tok = ApproxTokenizer()
         elif name.startswith("hf:"):

@@ -1,7 +1,7 @@
 """Tool declarations, wire-neutral: checked, with defaults, and a contract's structured-return tool.
 
 A declaration is `{name, description, parameters}` where `parameters` is a JSON Schema of an
-object. How each wire shapes and counts them is in `runtime/wires/` (docs/providers.md, "Counting model").
+object. How each wire shapes and counts them is in `runtime/wire.py` and `promptmill/wires/` (docs/providers.md, "Counting model").
 """
 
 from __future__ import annotations

@@ -35,10 +35,10 @@ from ..compiling.workspace import Workspace
 from ..core.diagnostics import Diagnostic
 from ..core.errors import PromptmillError, StateError
 from ..core.userfiles import read_bytes as read_user_file
-from ..runtime import wires
+from ..explain.account import budget_sum, dropped_entry, shown_reason
+from ..runtime import registry
 from ..runtime.bundle import RoleBundle
 from ..runtime.engine import Runtime
-from ..runtime.explain import budget_sum, dropped_entry, shown_reason
 from ..runtime.request import PromptRequest, RenderedSection
 from ..source.examples import MAX_EXAMPLES, find_examples
 from ..source.loader import load_data_bytes
@@ -99,8 +99,8 @@ def payload_text(req: PromptRequest) -> str:
 
 def wire_names() -> tuple[str, ...]:
     """The page's tabs: every wire of the registry, in its order (read on each call, so a wire
-    registered in `runtime/wires/__init__.py` is a tab with no change here)."""
-    return tuple(wires.WIRE_NAMES)
+    listed in `runtime/registry.py` is a tab with no change here)."""
+    return tuple(registry.WIRE_NAMES)
 
 
 def budget_figures(req: PromptRequest) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from pathlib import Path
 from lsprotocol import types
 
 from ...core.errors import PromptmillError
+from ...explain.account import budget_sum
 from ...runtime.bundle import RoleBundle
 from ...runtime.engine import Runtime
-from ...runtime.explain import budget_sum
 from ...source.statefile import read_state
 from .words import word_at
 

@@ -1,1 +1,1 @@
-"""Deprecated: the renderers moved into `promptmill.runtime.wires` (one module per wire); removed in the next release."""
+"""Deprecated: the renderers moved into `promptmill.wires` (one module per wire); removed in the next release."""

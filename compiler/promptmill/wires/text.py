@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import BatchLimits, Wire
+from ..runtime.wire import BatchLimits, Wire
 
 if TYPE_CHECKING:
-    from ..request import PromptRequest
+    from ..runtime.request import PromptRequest
 
 
 class TextWire(Wire):

@@ -19,8 +19,8 @@ files through its own job API, which promptmill does not write.
 
 from __future__ import annotations
 
+from ..runtime.wire import BatchLimits
 from .anthropic import AnthropicPlatformWire
-from .base import BatchLimits
 
 VERSION = "vertex-2023-10-16"
 

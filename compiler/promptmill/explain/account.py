@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .request import PromptRequest, RenderedSection
+    from ..runtime.request import PromptRequest, RenderedSection
 
 
 def _items(s: RenderedSection) -> str:

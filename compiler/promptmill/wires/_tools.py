@@ -7,10 +7,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .schemaforms import JSON_SCHEMA_STRICT, OPENAPI_SUBSET, gemini_schema, native_form
+from ..runtime.schemaforms import JSON_SCHEMA_STRICT, OPENAPI_SUBSET, gemini_schema, native_form
 
 if TYPE_CHECKING:
-    from ..bundle import Contract
+    from ..runtime.bundle import Contract
 
 
 # -- wire shapes -------------------------------------------------------------

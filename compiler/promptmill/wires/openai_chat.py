@@ -24,14 +24,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..runtime.schemaforms import JSON_SCHEMA_STRICT
+from ..runtime.wire import BatchLimits, Wire
 from ._tools import compact, openai_function_text, openai_tool, response_format
-from .base import BatchLimits, Wire
-from .schemaforms import JSON_SCHEMA_STRICT
 
 if TYPE_CHECKING:
-    from ..bundle import Contract
-    from ..counting import Counter
-    from ..request import PromptRequest
+    from ..runtime.bundle import Contract
+    from ..runtime.counting import Counter
+    from ..runtime.request import PromptRequest
 
 TOOLS_HEAD = "namespace functions {\n\n"
 TOOLS_TAIL = "} // namespace functions"

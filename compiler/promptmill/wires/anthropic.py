@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..runtime.wire import BatchLimits
 from ._chat import TurnsWire, split
 from ._tools import anthropic_tool, compact
-from .base import BatchLimits
 
 if TYPE_CHECKING:
-    from ..counting import Counter
-    from ..request import PromptRequest
+    from ..runtime.counting import Counter
+    from ..runtime.request import PromptRequest
 
 CACHE = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4  # `cache_control` blocks Anthropic accepts in one request

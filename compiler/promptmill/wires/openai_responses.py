@@ -41,13 +41,13 @@ import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import ProviderError
+from ..core.errors import ProviderError
+from ..runtime.wire import BatchLimits
 from ._tools import response_format
-from .base import BatchLimits
 from .openai_chat import OpenAIChatWire
 
 if TYPE_CHECKING:
-    from ..request import PromptRequest
+    from ..runtime.request import PromptRequest
 
 # OpenAI's API reference, "Create batch" (https://platform.openai.com/docs/api-reference/batch/create,
 # also the openai SDK's `batches.create` docstring): `/v1/responses` is one of the endpoints a batch

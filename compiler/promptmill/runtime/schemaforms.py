@@ -11,7 +11,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..bundle import Contract
+    from .bundle import Contract
 
 Problems = list[tuple[str, str]]
 

@@ -24,15 +24,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..runtime.schemaforms import OPENAPI_SUBSET
+from ..runtime.wire import BatchLimits
 from ._chat import TurnsWire, split
 from ._tools import compact, gemini_declaration, response_schema
-from .base import BatchLimits
-from .schemaforms import OPENAPI_SUBSET
 
 if TYPE_CHECKING:
-    from ..bundle import Contract
-    from ..counting import Counter
-    from ..request import PromptRequest
+    from ..runtime.bundle import Contract
+    from ..runtime.counting import Counter
+    from ..runtime.request import PromptRequest
 
 ROLES = {"user": "user", "assistant": "model"}
 TOOLS_OVERHEAD = 10

@@ -18,12 +18,25 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .schemaforms import JSON_SCHEMA_STRICT, OPENAPI_SUBSET
 
-if TYPE_CHECKING:
-    from .base import Wire
+
+class WireTraits(Protocol):
+    """What a profile is chosen by: the attributes of a `Wire` (runtime/wire.py) read here."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def single(self) -> bool: ...
+    @property
+    def schema_form(self) -> str | None: ...
+    @property
+    def contract_as_tool(self) -> bool: ...
+
 
 # the value constraints a profile sorts (`format` is left out: parse_reply does not assert formats)
 CONSTRAINTS = (
@@ -147,12 +160,12 @@ _BY_FORM = {JSON_SCHEMA_STRICT: OPENAI_STRICT.name, OPENAPI_SUBSET: GEMINI.name}
 _BY_PROVIDER = {"anthropic": ANTHROPIC_STRICT.name, "aws": BEDROCK_CONVERSE.name, "bedrock": BEDROCK_CONVERSE.name}
 
 
-def carries_contract(wire: Wire) -> bool:
+def carries_contract(wire: WireTraits) -> bool:
     """Whether the wire sends a native contract natively (a structured-output field or a forced tool)."""
     return not wire.single and (wire.schema_form is not None or wire.contract_as_tool)
 
 
-def profile_for(wire: Wire) -> Profile | None:
+def profile_for(wire: WireTraits) -> Profile | None:
     """The wire's profile: by its name, else by its schema form, else by its provider (None: none fits)."""
     name = WIRE_PROFILES.get(wire.name)
     if name is None and wire.schema_form is not None:

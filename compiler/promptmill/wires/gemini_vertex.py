@@ -17,7 +17,7 @@ Storage or BigQuery through its own job API, and its output lines carry no key
 
 from __future__ import annotations
 
-from .base import BatchLimits
+from ..runtime.wire import BatchLimits
 from .gemini import GeminiWire
 
 

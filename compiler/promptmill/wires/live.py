@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import Wire
+from ..runtime.wire import Wire
 
 if TYPE_CHECKING:
-    from ..request import PromptRequest
+    from ..runtime.request import PromptRequest
 
 
 class LiveWire(Wire):

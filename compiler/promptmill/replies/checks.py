@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from . import conditions
+from ..runtime import conditions
 
 Errors = list[tuple[str, str]]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...core.errors import ProviderError
-from .base import Wire
+from ..core.errors import ProviderError
+from ..runtime.wire import Wire
 
 if TYPE_CHECKING:
-    from ..request import PromptRequest
+    from ..runtime.request import PromptRequest
 
 
 def split(req: PromptRequest, wire: str) -> tuple[list[tuple[str, bool]], list[tuple[str, list[tuple[str, bool]]]]]:

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import ConfigError
+from ..core.errors import ConfigError
+from ..runtime.wire import BatchLimits
 from ._chat import split
 from .anthropic import AnthropicWire
 from .anthropic_bedrock import WIRE as CLAUDE_BODY
-from .base import BatchLimits
 
 if TYPE_CHECKING:
-    from ..request import PromptRequest
+    from ..runtime.request import PromptRequest
 
 CACHE_POINT = {"cachePoint": {"type": "default"}}
 
@@ -55,7 +55,7 @@ def caches(req: PromptRequest, model: str | None) -> bool:
         return False
     if not model:
         return True
-    from ..models import resolve_model
+    from ..runtime.models import resolve_model
 
     info = resolve_model(model)
     return bool(info is not None and info.cache_breakpoints)
@@ -113,7 +113,7 @@ class BedrockWire(AnthropicWire):
 
     def batch_check(self, model: str | None) -> None:
         """PM010 unless `model` is a model whose InvokeModel body promptmill writes (Claude)."""
-        from ..models import bedrock_claude, resolve_model
+        from ..runtime.models import bedrock_claude, resolve_model
 
         info = None if model is None else resolve_model(model)
         if model is None or info is None or info.provider != "anthropic" or bedrock_claude(model) is None:

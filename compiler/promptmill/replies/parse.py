@@ -14,7 +14,7 @@ Steps, each with its own error code (all `ReplyError`, with `repair_message()`):
    was cut off;
 3. JSON Schema: every failing path (`reply.subtasks[2].id: ...`) -> PM861;
 4. contract checks that need the render state (unique, references, acyclic,
-   preserve; see `promptmill.runtime.replychecks`) -> PM863.
+   preserve; see `promptmill.replies.checks`) -> PM863.
 
 A dict or list is taken as already-parsed arguments (Anthropic's
 `tool_use.input`); OpenAI's `tool_call.function.arguments` is JSON text and is
@@ -32,15 +32,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ReplyError, StateError
-from .bundle import Contract
-from .replychecks import run_checks
-from .schema.validate import Validator
-from .statelimits import MAX_STATE_DEPTH, check_state_data
-from .wires import get_wire
-from .wires.schemaforms import JSON_SCHEMA_STRICT, native_form
+from ..runtime.bundle import Contract
+from ..runtime.schema.validate import Validator
+from ..runtime.schemaforms import JSON_SCHEMA_STRICT, native_form
+from ..runtime.statelimits import MAX_STATE_DEPTH, check_state_data
+from ..runtime.wire import get_wire
+from .checks import run_checks
 
 if TYPE_CHECKING:
-    from .request import PromptRequest
+    from ..runtime.request import PromptRequest
 
 MAX_REPLY_CHARS = 1_000_000
 MAX_REPLY_DEPTH = MAX_STATE_DEPTH  # a reply is held to the render state's limits (it often becomes state)

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ...core.errors import ProviderError
+from ..core.errors import ProviderError
+from .registry import WIRE_NAMES, find_wire
 
 if TYPE_CHECKING:  # the wires load without the fitting machinery: the CLI lists them at start-up
-    from ..bundle import Contract, RoleBundle, Section
-    from ..counting import Counter
-    from ..fit import Container, Placed
-    from ..request import PromptRequest
+    from .bundle import Contract, RoleBundle, Section
+    from .counting import Counter
+    from .placed import Container, Placed
+    from .request import PromptRequest
 
 
 # (id(contract), wire name) -> (contract, its forced tool): converted once per contract and wire, not on every render
@@ -68,7 +69,7 @@ class Wire:
     def extra_tools(self, contract: Contract | None, tool_mode: str) -> list[dict]:
         """Declarations a payload carries beyond the role's tools: the structured-return tool when
         the contract is `return_call` with native tools, or `native` on a `contract_as_tool` wire."""
-        from ..tooldecl import return_tool
+        from .tooldecl import return_tool
 
         if contract is None or self.single:
             return []
@@ -81,8 +82,8 @@ class Wire:
     def contract_tool(self, contract: Contract) -> dict:
         """The forced tool a native contract becomes on a `contract_as_tool` wire: its schema
         without the keywords the wire's profile rejects (schemaprofiles.py), so the request is never a 400."""
-        from ..tooldecl import return_tool
         from .schemaprofiles import profile_for, without_rejected
+        from .tooldecl import return_tool
 
         key = (id(contract), self.name)
         entry = _CONTRACT_TOOLS.get(key)
@@ -100,7 +101,7 @@ class Wire:
     def forced_tool(self, contract: Contract | None) -> str | None:
         """Name of the tool the model is forced to call (native contracts on `contract_as_tool` wires)."""
         if contract is not None and contract.style == "native" and self.contract_as_tool:
-            from ..tooldecl import return_tool
+            from .tooldecl import return_tool
 
             return return_tool(contract)["name"]
         return None
@@ -210,7 +211,7 @@ class Layout:
 
     def containers(self, placed: list[Placed]) -> list[Container]:
         """The messages (or the one text) of the present sections, in the order they are sent."""
-        from ..fit import Container, turn_content
+        from .placed import Container, turn_content
 
         wire = self.wire
         kept = [p for p in placed if p.present and not self.native_tools(p)]
@@ -237,3 +238,15 @@ class Layout:
             else:
                 containers.append(Container(p.spec.message, [p]))
         return containers
+
+
+def get_wire(name: str) -> Wire:
+    """The wire called `name` (runtime/registry.py lists them); PM840 with a "did you mean" when there is none."""
+    wire = find_wire(name)
+    assert isinstance(wire, Wire), f"{name}: the registry's entry is not a Wire"
+    return wire
+
+
+def batch_wires() -> tuple[str, ...]:
+    """Names of the wires with a batch file format (`Wire.batch_limits`), in registry order."""
+    return tuple(name for name in WIRE_NAMES if get_wire(name).batch_limits is not None)

@@ -1,0 +1,1 @@
+"""The account of a render: what was kept and trimmed, and why (`PromptRequest.explain()`)."""

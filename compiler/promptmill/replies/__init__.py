@@ -1,0 +1,1 @@
+"""Replies: reading a model reply back against the role's output contract (`parse_reply`)."""
