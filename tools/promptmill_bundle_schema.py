@@ -125,7 +125,7 @@ CONDITION_DEFS: dict[str, Any] = {
         "True when the member does not hold.",
         additionalProperties=False,
         required=["not"],
-        properties={"not": {"$ref": "#/$defs/condition"}},
+        properties={"not": {"$ref": "#/$defs/condition", "description": "The negated member."}},
     ),
 }
 
