@@ -5,14 +5,14 @@ content once (keyed by its SHA-256), and keeps every failure with the test that 
 conftest.py's `_builds_match_the_schemas` hook installs `BuildCheck.watch` for the whole session: every build
 a test writes (`compiling.api.install_build`) or compiles in memory (`compiling.api.compile_bundles`, behind
 `build_in_memory` and `lint`) is checked, and the session fails at its end when one did not validate.
-PROMPTMILL_BUNDLE_CONTRACT=0 turns the hook off (to measure what it costs).
+PROMPTMILL_BUNDLE_CONTRACT=0 turns the hook off; =report prints what it checked and the time it took.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -44,22 +44,57 @@ def is_bundle_file(rel: str) -> bool:
     return rel.startswith("roles/") and rel.endswith(".json")
 
 
+# Lists of a bundle whose elements are checked one by one, each distinct element once.
+PARTS = ("sections", "sources")
+
+
+@cache
+def _part_validator(part: str) -> Any:
+    """The bundle schema's schema of one element of `part`, resolving references against the bundle schema."""
+    whole = validator("bundle")
+    return whole.evolve(schema=whole.schema["properties"][part]["items"])
+
+
 class BuildCheck:
-    """Validates the bundles and manifests it is shown, each distinct content once."""
+    """Validates the bundles and manifests it is shown, each distinct content once.
+
+    A bundle is checked in parts: each element of its `sections` and `sources`, each distinct one once (the
+    suite's builds share most of them: fragments, constraints, the same template in many tests, a chain of
+    1,000 roles that each name the files of the roles before), then the rest of the bundle, each distinct rest
+    once. A bundle with `parents` is checked whole."""
 
     def __init__(self) -> None:
-        self.seen: set[bytes] = set()
+        self.seen: set[tuple[str, str]] = set()
         self.failures: list[str] = []
-        self.checked = 0
+        self.checked = 0  # distinct manifests, bundles (less their parts) and parts validated
+        self.seconds = 0.0  # spent checking (serialising in-memory bundles, hashing, validating)
 
-    def check(self, kind: str, text: bytes | str, where: str) -> None:
-        raw = text.encode("utf-8") if isinstance(text, str) else text
-        digest = hashlib.sha256(raw).digest()
-        if digest in self.seen:
+    def check(self, kind: str, text: bytes | str | dict, where: str) -> None:
+        """Check a bundle or manifest given as JSON text or as its parsed data."""
+        start = time.perf_counter()
+        try:
+            data = text if isinstance(text, dict) else json.loads(text)
+            if kind == "bundle" and isinstance(data, dict) and "parents" not in data:
+                parts = [part for part in PARTS if isinstance(data.get(part), list)]
+                for part in parts:
+                    for i, element in enumerate(data[part]):
+                        self._validate(part, element, f"{where} {part}[{i}]")
+                data = {**data, **dict.fromkeys(parts, [])}
+            self._validate(kind, data, where)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def _validate(self, kind: str, data: Any, where: str) -> None:
+        key = (kind, repr(data))  # exact: a repr tells 1 from 1.0 and true, as JSON data does
+        if key in self.seen:
             return
-        self.seen.add(digest)
+        self.seen.add(key)
         self.checked += 1
-        found = problems(kind, json.loads(raw))
+        if kind in PARTS:
+            found = [f"at {e.json_path}: {e.message[:300]}" for e in _part_validator(kind).iter_errors(data)]
+            kind = "bundle"
+        else:
+            found = problems(kind, data)
         if found:
             test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" (", 1)[0]
             self.failures.append(f"{test}: {kind} {where} does not match schemas/{kind}.schema.json:\n    " + "\n    ".join(found[:5]))
@@ -74,6 +109,7 @@ class BuildCheck:
     def watch(self) -> Iterator[BuildCheck]:
         """Check every build the compiler writes or compiles in memory while inside."""
         from promptmill.compiling import api
+        from promptmill.runtime.bundle import _plain_bundle
 
         install: Callable[..., Any] = api.install_build
         compile_bundles: Callable[..., Any] = api.compile_bundles
@@ -85,7 +121,10 @@ class BuildCheck:
         def checked_compile(*args: Any, **kwargs: Any) -> Any:
             result = compile_bundles(*args, **kwargs)
             for role, bundle in result[0].items():
-                self.check("bundle", bundle.to_json(), f"of role '{role}' (compiled in memory)")
+                start = time.perf_counter()
+                data = _plain_bundle(bundle)  # what `to_json` writes, as data
+                self.seconds += time.perf_counter() - start
+                self.check("bundle", data, f"of role '{role}' (compiled in memory)")
             return result
 
         with pytest.MonkeyPatch.context() as patch:
@@ -94,5 +133,6 @@ class BuildCheck:
             yield self
 
 
-def hook_enabled() -> bool:
-    return os.environ.get("PROMPTMILL_BUNDLE_CONTRACT", "1") != "0"
+def hook_mode() -> str:
+    """`0` (off), `report` (on, and say what it cost) or anything else (on)."""
+    return os.environ.get("PROMPTMILL_BUNDLE_CONTRACT", "1")

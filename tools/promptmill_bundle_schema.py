@@ -142,6 +142,27 @@ _STEPS = {"$ref": "#/$defs/plan"}
 _EXPRS = _s("array", "Expressions, in order.", items=_EXPR)
 
 
+def _tagged(description: str, alternatives: list[dict[str, Any]], at: int = 0) -> dict[str, Any]:
+    """Arrays told apart by the constant at index `at` (then `at + 1` where several share it): one `if`/`then`
+    per constant, so a validator checks only the alternative that applies (`anyOf` would try them all)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for alt in alternatives:
+        groups.setdefault(alt["prefixItems"][at]["const"], []).append(alt)
+    skip: list[Any] = [True] * at
+    return {
+        "description": description,
+        "type": "array",
+        "prefixItems": [*skip, {"enum": list(groups)}],
+        "allOf": [
+            {
+                "if": {"prefixItems": [*skip, {"const": key}]},
+                "then": alts[0] if len(alts) == 1 else _tagged(f"`{key}`, told apart by its next element.", alts, at + 1),
+            }
+            for key, alts in groups.items()
+        ],
+    }
+
+
 def _filter_call(name: str, kinds: tuple[tuple[type, ...], ...]) -> dict[str, Any]:
     args: dict[str, Any] = {"type": "array", "maxItems": len(kinds)}
     if kinds:
@@ -162,9 +183,9 @@ PLAN_DEFS: dict[str, Any] = {
         "is already resolved and nothing is escaped.",
         items={"$ref": "#/$defs/plan_step"},
     ),
-    "plan_step": {
-        "description": "One step of a plan, told apart by its first element.",
-        "anyOf": [
+    "plan_step": _tagged(
+        "One step of a plan, told apart by its first element.",
+        [
             _tuple("`t`: emits the text as it is.", _const("t"), _s("string")),
             _tuple(
                 "`v`: emits the value at the path, printed (string as is, null as '', numbers and booleans as Python "
@@ -200,10 +221,10 @@ PLAN_DEFS: dict[str, Any] = {
                 _STEPS,
             ),
         ],
-    },
-    "plan_expression": {
-        "description": "An expression of a plan (docs/bundle-format.md, section 8.2), told apart by its first element.",
-        "anyOf": [
+    ),
+    "plan_expression": _tagged(
+        "An expression of a plan (docs/bundle-format.md, section 8.2), told apart by its first element.",
+        [
             _tuple("`c`: a constant.", _const("c"), _s(["string", "number", "boolean", "null"])),
             _tuple(
                 "`p`: a lookup: loop variables (innermost first), the item, then the template context; later segments are keys of objects.",
@@ -241,7 +262,7 @@ PLAN_DEFS: dict[str, Any] = {
                 _EXPR,
             ),
         ],
-    },
+    ),
 }
 
 # ---------------------------------------------------------------- sections
