@@ -3,7 +3,8 @@
 Every build the project ships or the tests' projects make validates against the schemas (and conftest.py's
 hook checks every other build the suite makes); a build of another format version is refused as documented;
 every plan step, plan expression, filter and condition form the runtime implements, read from its code, is
-named in the document and in the schema, so a new one without documentation fails here.
+named in the document and in the schema, so a new one without documentation fails here; and the document's
+condition and plan examples are what the runtime does.
 """
 
 from __future__ import annotations
@@ -326,3 +327,50 @@ def test_every_plan_step_expression_filter_and_condition_is_in_the_schema():
     finally:
         sys.path.remove(str(ROOT / "tools"))
     assert set(gen.PLAN_STEPS) == implemented["plan step"] and set(gen.PLAN_EXPRESSIONS) == implemented["plan expression"]
+
+
+# ---------------------------------------------------------------- the document's examples are what the runtime does
+
+CONDITION_STATE = {"mode": "quick", "n": 3, "flag": False, "tags": ["a", "b"], "items": [{"k": 1}], "meta": {"x": 1}, "z": None}
+
+
+def _table_rows(columns: int) -> list[list[str]]:
+    """Rows of the document's tables with `columns` cells, `\\|` read as `|`, ␠ as a space and ⏎ as a newline."""
+    rows = []
+    for line in DOC.read_text("utf-8").splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip().replace("\0", "|") for c in line.replace("\\|", "\0").strip("|").split(" | ")]
+            if len(cells) == columns:
+                rows.append([c.replace("␠", " ").replace("⏎", "\n") for c in cells])
+    return rows
+
+
+def _code(cell: str) -> str:
+    """The first code span of a cell (a note may follow it)."""
+    assert cell.startswith("`") and "`" in cell[1:], cell
+    return cell[1 : cell.index("`", 1)]
+
+
+def test_the_condition_examples_are_what_the_runtime_evaluates():
+    context = {"state": CONDITION_STATE, "role": {"id": "task", "category": "agent"}, "model": None, "provider": "text", "event": "start"}
+    rows = [(json.loads(_code(c)), r) for c, r in _table_rows(2) if c.startswith("`{") and r in ("true", "false")]
+    assert len(rows) >= 20 and {leaf["op"] for c, _ in rows for _, leaf in conditions.leaves(c)} == set(conditions.OPERATORS)
+    for condition, result in rows:
+        assert conditions.problems(condition) == [], condition
+        assert conditions.evaluate(condition, context) is (result == "true"), condition
+
+
+def test_the_plan_examples_are_what_the_compiler_plans_and_the_runtime_fills():
+    from promptmill.runtime.jinja.sandbox import compile_template, render
+
+    rows = [r for r in _table_rows(4) if r[1].startswith("`[[")]
+    assert len(rows) >= 12
+    for template, plan, state, output in rows:
+        source, state = _code(template), json.loads(_code(state))
+        built = plans.build_plan(source)
+        assert json.loads(json.dumps(built)) == json.loads(_code(plan)), source
+        filled = plans.run_plan(built, state)
+        if output.startswith("defers"):
+            assert filled is None, source
+            continue
+        assert filled == _code(output) == render(compile_template(source), state), source
