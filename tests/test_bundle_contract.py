@@ -219,7 +219,7 @@ def test_the_refusals_are_the_ones_the_document_names():
         "not a promptmill build manifest",
         "this promptmill reads version 1",
         "is not 'promptmill-bundle' version 1 or 2",
-        "goes with ``parents`` only in",
+        "goes with `parents` only in version 2",
         "recompile with this promptmill: promptmill compile",
         "PM801",
     ):
