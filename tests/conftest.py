@@ -3,7 +3,9 @@ stays fast, an empty user folder so a developer's own ~/.config/promptmill never
 leaks into a test, `project`, the render cases' project, `make_project`, which
 writes a project from a {path: text} mapping (use it instead of a builder of
 your own), `assert_reply_error`, the checks on a refused model reply, and
-`wire_server`, a local server that records what a real SDK client sends (tests/wire_server.py).
+`wire_server`, a local server that records what a real SDK client sends (tests/wire_server.py), and
+`_builds_match_the_schemas`, which checks every build the suite makes against schemas/bundle.schema.json and
+manifest.schema.json (tests/bundle_contract.py; PROMPTMILL_BUNDLE_CONTRACT=0 turns it off, =report says its cost).
 
 Set HYPOTHESIS_PROFILE=long for a longer fuzzing run (see README, Testing).
 """
@@ -28,6 +30,24 @@ settings.register_profile("long", max_examples=5000, deadline=None, suppress_hea
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 RENDER_CASES = Path(__file__).parent / "cases" / "render"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _builds_match_the_schemas():
+    """Every bundle and manifest a test compiles is checked against the published schemas; the
+    session fails at its end, naming the test that made it, when one does not validate."""
+    from bundle_contract import BuildCheck, hook_mode
+
+    if hook_mode() == "0":
+        yield None
+        return
+    check = BuildCheck()
+    with check.watch():
+        yield check
+    if hook_mode() == "report":
+        print(f"\nbundle contract: {check.checked} distinct bundles and manifests checked in {check.seconds:.2f} s")
+    if check.failures:
+        pytest.fail(f"{len(check.failures)} build(s) do not match the published schemas:\n" + "\n".join(check.failures), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

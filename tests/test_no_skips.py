@@ -22,6 +22,7 @@ SKIPS = {
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_skip_fails_only_with_promptmill_no_skips(tmp_path, name, strict):
     shutil.copy(CONFTEST, tmp_path / "conftest.py")
+    shutil.copy(CONFTEST.with_name("bundle_contract.py"), tmp_path)  # conftest.py's build check imports it
     (tmp_path / name).write_text(SKIPS[name], encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PROMPTMILL_NO_SKIPS"}
     if strict:
