@@ -31,7 +31,9 @@ FORBIDDEN = ("yaml", "jsonschema", "watchdog", "click", "boto3", "botocore")
 RUNTIME_FOLDERS = ("core", "runtime", "wires", "explain", "replies")
 # promptmill modules (packages included) the render below loads, besides the wire modules the registry names
 # (the render tries every wire, one module each: adding a wire is adding a module)
-RENDER_BUDGET = 51  # 47 before wires/, explain/ and replies/ left runtime/ (their packages, runtime/registry.py and runtime/placed.py)
+RENDER_BUDGET = (
+    53  # 47 before wires/, explain/, replies/ and runtime/filters/ (their packages, runtime/registry.py, placed.py, filters/plain.py)
+)
 HEADING = re.compile(r"^### `([a-z_/]+)/`\s*$", re.M)
 
 
@@ -195,3 +197,51 @@ def test_the_types_section_names_the_strict_folders_pyproject_lists() -> None:
     assert named == listed, f"the doc names {sorted(named)}, pyproject.toml's override lists {sorted(listed)}"
     on_disk = set(_folders_on_disk()) | {p.stem for p in PACKAGE.glob("*.py")}
     assert listed <= on_disk, f"the override lists modules that do not exist: {sorted(listed - on_disk)}"
+
+
+# what a render must not load: compile time (the template checks, the YAML loader, click), what comes
+# after the request (the account of a render, the reply reader) and Jinja, unless a section needs it
+NOT_ON_THE_RENDER_PATH = (
+    "jinja2",
+    "yaml",
+    "jsonschema",
+    "click",
+    "promptmill.compiling",
+    "promptmill.lints",
+    "promptmill.compose",
+    "promptmill.source",
+    "promptmill.explain",
+    "promptmill.replies",
+)
+
+
+def _loaded_by_render(role: str) -> list[str]:
+    state = yaml.safe_load((ROOT / "prompts" / "examples" / f"{role}.state.yaml").read_text(encoding="utf-8"))
+    code = (
+        "import json, sys, promptmill\n"
+        f"rt = promptmill.load({str(ROOT / 'build')!r})\n"
+        "state = json.load(sys.stdin)\n"
+        f"for wire in ('text', 'openai', 'anthropic'):\n"
+        f"    rt.render({role!r}, state, provider=wire).to_payload()\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({NOT_ON_THE_RENDER_PATH!r}))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=json.dumps(state), capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("role", ["executor", "planner", "companion-chat", "replanner"])
+def test_a_render_loads_nothing_after_the_request_and_no_jinja(role: str) -> None:
+    """The bundle is the program: these roles' templates all compiled to plans, and the compiler proved
+    what their items read, so a render (text, OpenAI and Anthropic payloads) imports no Jinja, nothing of
+    compile time and neither explain/ nor replies/."""
+    assert _loaded_by_render(role) == []
+
+
+def test_a_role_with_a_fallback_section_loads_jinja_and_only_jinja() -> None:
+    """The extractor has a section whose template needs Jinja (docs/bundle-format.md, fallback sections):
+    Jinja loads for it, nothing else does; this also shows the check above can see Jinja load."""
+    assert _loaded_by_render("extractor") == sorted(m for m in _loaded_by_render("extractor") if m.startswith("jinja2"))
+    assert "jinja2" in _loaded_by_render("extractor")

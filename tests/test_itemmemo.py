@@ -273,3 +273,39 @@ def test_which_item_schemas_let_any_finite_score_through():
         {**plain, "$ref": "#/$defs/x"},
     ):
         assert not score_only_orders(schema, "score"), schema
+
+
+def test_the_compilers_item_reads_proofs_are_what_the_runtime_would_find():
+    """Bundles carry `item_reads` (what an item's text reads), proven at compile time; a bundle of an older
+    compiler has none and the runtime parses the template instead. Both give the same memo decisions and,
+    for every shipped role and wire, the same payload."""
+    import dataclasses
+    import json
+
+    from promptmill.runtime.counting import Counter
+    from promptmill.runtime.engine import Runtime
+    from promptmill.runtime.fill import PreparedRole
+    from promptmill.runtime.tokenizers import get_tokenizer
+
+    rt = promptmill.load(ROOT / "build")
+    proven = 0
+    stripped_bundles = {}
+    for role in rt.roles:
+        bundle = rt.bundle(role)
+        lists = [s for s in bundle.sections if s.kind in ("each", "tools", "history")]
+        assert all(s.item_reads is not None for s in lists), role
+        proven += len(lists)
+        stripped = dataclasses.replace(bundle, sections=tuple(dataclasses.replace(s, item_reads=None) for s in bundle.sections))
+        counter = Counter(get_tokenizer(bundle.tokenizer))
+        with_proofs, without = PreparedRole.prepare(bundle, counter), PreparedRole.prepare(stripped, counter)
+        assert with_proofs.memo_sections == without.memo_sections, role
+        assert dict(with_proofs.memo_unscored) == dict(without.memo_unscored), role
+        stripped_bundles[role] = stripped
+    assert proven >= 15  # the shipped roles have list sections to prove
+    older = Runtime(stripped_bundles)
+    for role, state_file in SHIPPED:
+        data = state(state_file)
+        for provider in PROVIDERS:
+            for _ in range(2):  # the second render is served by the item memo
+                req = older.render(role, data, provider=provider)
+                assert json.dumps(req.to_payload()) == json.dumps(rt.render(role, data, provider=provider).to_payload())

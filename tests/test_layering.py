@@ -38,13 +38,14 @@ import import_graph  # noqa: E402  (tools/import_graph.py: the one reader of the
 # batch/ and web/ are the next rooms: batch renders datasets with the runtime; web previews in a
 # browser and may rebuild. A module at the top of the package (promptmill/watch.py) is a stage of its
 # own, named after it.
-RUNTIME = {"core", "runtime", "runtime.jinja", "runtime.schema"}
+RUNTIME = {"core", "runtime", "runtime.jinja", "runtime.schema", "runtime.filters"}
 AFTER_RUNTIME = RUNTIME | {"wires", "explain", "replies"}
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
-    "runtime.jinja": {"core"},
+    "runtime.filters": {"core"},  # the filters without Jinja: plans apply them, the sandbox registers them
+    "runtime.jinja": {"core", "runtime.filters"},
     "runtime.schema": {"core"},
-    "runtime": {"core", "runtime.jinja", "runtime.schema"},
+    "runtime": {"core", "runtime.jinja", "runtime.schema", "runtime.filters"},
     "wires": RUNTIME,
     "explain": RUNTIME,
     "replies": RUNTIME,

@@ -224,7 +224,7 @@ def test_syntax_errors_raise_at_compile() -> None:
 
 def test_runtime_modules_do_not_import_compile_time_packages() -> None:
     code = (
-        "import sys, promptmill.runtime.jinja.sandbox, promptmill.runtime.jinja.yamlemit\n"
+        "import sys, promptmill.runtime.jinja.sandbox, promptmill.runtime.filters.yamlemit\n"
         "t = promptmill.runtime.jinja.sandbox.compile_template('{{ x|to_yaml }}')\n"
         "promptmill.runtime.jinja.sandbox.render(t, {'x': {'a': 1}})\n"
         "bad = {'yaml', 'jsonschema', 'click', 'watchdog'} & set(sys.modules)\n"

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptmill.runtime.jinja.yamlemit import to_yaml
+from promptmill.runtime.filters.yamlemit import to_yaml
 
 # Strings that a careless emitter writes plain and a parser reads as something else,
 # or that need escapes or a particular block header.

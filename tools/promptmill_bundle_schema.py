@@ -380,6 +380,15 @@ SECTION = _s(
             "Injected sections: {position, layer, by, yields_to}, copied into context_injected/context_skipped events.",
         ),
         "origin": ORIGIN,
+        "item_reads": _s(
+            "string",
+            "List sections (each, tools, history): what one item's text reads, proven by the compiler: item (the item "
+            "alone and pure globals: a runtime may reuse an item's checked, rendered text for an equal item), "
+            "item-without-score (the item alone through fixed fields, never the field it is ordered by: an item whose "
+            "score alone changed renders the same), more (anything else: render it every time). Absent: not proven "
+            "(older compilers); a runtime then treats it as more or proves it itself.",
+            enum=list(_bundle.ITEM_READS),
+        ),
     },
 )
 

@@ -54,6 +54,7 @@ from ..runtime import conditions
 from ..runtime.bundle import FORMAT_VERSION, Contract, Origin, RoleBundle, Section, SourceRef
 from ..runtime.counting import Counter
 from ..runtime.fill import assemble_rules, strip_text
+from ..runtime.itemmemo import item_reads
 from ..runtime.plans import build_plan
 from ..runtime.tokenizers import get_tokenizer
 from ..runtime.tooldecl import normalize as normalize_tool
@@ -206,16 +207,18 @@ def _items_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
         order_by = {"key": order_by}
     if order_by and item is not None:
         ctx.diags.extend(order_key_diagnostics(s, item, order_by["key"]))
+    order_path = tuple(order_by["key"].split(".")) if order_by else ()
     return _Body(
         source,
         dict(
             template=template,
             plan=build_plan(template),
+            item_reads=item_reads(source, template, item_name, order_path),
             path=tuple(data[source].split(".")) if source in data else (),
             declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
             item_name=item_name,
             item_separator=data.get("item_separator", "\n"),
-            order_by=tuple(order_by["key"].split(".")) if order_by else (),
+            order_by=order_path,
             order_desc=(order_by or {}).get("order", "desc") == "desc",
             keep=data.get("keep", "last" if source == "history" else "first"),
             step=data.get("step", 1),

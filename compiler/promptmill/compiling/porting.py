@@ -21,7 +21,7 @@ import re
 from ..core.errors import PromptmillError
 from ..core.fieldnames import split_field_name
 from ..core.jsontypes import JSON
-from ..runtime.jinja.yamlemit import to_yaml
+from ..runtime.filters.yamlemit import to_yaml
 from ..source.schemacheck import load_schema
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -31,6 +31,12 @@ FORMAT_VERSION = 1
 PARENTS_FORMAT_VERSION = 2
 
 SECTION_KINDS = ("static", "template", "each", "rules", "history", "tools")
+# what a list section's per-item text reads (`Section.item_reads`, proven by the compiler: itemmemo.item_reads)
+ITEM_READS = (
+    "item",  # the item alone (and pure globals): the item memo may hold its text
+    "item-without-score",  # the item alone through fixed fields, never the one it is ordered by (`order_by`, one name)
+    "more",  # anything else (other state, an impure filter): never memoised
+)
 TRIM_POLICIES = ("never", "drop", "items", "truncate")
 MESSAGE_ROLES = ("system", "user", "assistant")
 STABILITIES = ("stable", "semi", "dynamic")
@@ -112,6 +118,9 @@ class Section:
     fragment: str | None = None
     context: dict | None = None  # observability: position, layer, rule of injected context
     origin: Origin | None = None
+    # list sections: what the per-item text reads, proven at compile time (ITEM_READS);
+    # None in bundles of older compilers, where the runtime parses the template to learn it
+    item_reads: str | None = None
 
     @cached_property
     def report_fields(self) -> dict[str, Any]:
@@ -194,6 +203,9 @@ class RoleBundle:
 def _plain_bundle(bundle: RoleBundle) -> dict:
     """A bundle's JSON data: `parents` and `default_parent` only in format 2 bundles."""
     data = _plain(bundle)
+    for section in data["sections"]:
+        if section["item_reads"] is None:  # sections that are not lists read as before the field existed
+            del section["item_reads"]
     if data["budget"].get("ratio") is None:  # bundles of exactly counted models read as before the field existed
         data["budget"].pop("ratio", None)
     if not bundle.parents:
@@ -408,6 +420,8 @@ def _check_section(s: Section, where: str) -> None:
         raise BuildError(f"{where}: tools section without a state path or declared tools")
     if s.kind in ("template", "each", "tools", "history") and s.template is None:
         raise BuildError(f"{where}: {s.kind} section without template")
+    if s.item_reads is not None and (s.item_reads not in ITEM_READS or s.kind not in ("each", "tools", "history")):
+        raise BuildError(f"{where}: item_reads {s.item_reads!r} is not one of {', '.join(ITEM_READS)} on a list section")
     from . import conditions
     from .plans import plan_ok
 

@@ -18,7 +18,7 @@ from ..core.errors import RenderError, StateError
 from . import conditions
 from .bundle import RoleBundle, RuleLine, Section
 from .counting import Counter
-from .itemmemo import SANDBOX_GLOBALS, ItemMemo, item_only, score_only_orders, unread_field
+from .itemmemo import SANDBOX_GLOBALS, ItemMemo, item_reads, score_only_orders
 from .plans import run_plan
 from .schema.validate import Validator
 from .statelimits import check_state_data
@@ -89,29 +89,37 @@ class PreparedRole:
 
     @classmethod
     def prepare(cls, bundle: RoleBundle, counter: Counter, memo: ItemMemo | None = None) -> PreparedRole:
-        from .jinja.sandbox import compile_template
-
         validator = Validator(bundle.inputs, lazy_paths=bundle.lazy_paths) if bundle.inputs else None
-        templates = {}
+        templates: dict[str, Any] = {}
         for s in bundle.sections:
-            if s.template is not None:
-                try:
-                    templates[s.id] = compile_template(s.template)
-                except Exception as exc:  # a bundle that passed compile checks parses; guard anyway
-                    raise RenderError(f"section '{s.id}': template does not parse: {exc}") from exc
+            if s.template is not None and s.plan is None:  # it needs Jinja on every render: compile it now
+                templates[s.id] = _compile(s)
             if s.kind == "static" and s.text:
                 counter.cache.put(s.text, s.tokens)
             if s.title:
                 counter.cache.put(s.title + "\n", s.title_tokens)
         props = bundle.inputs.get("properties", {}) if bundle.inputs else {}
         defaults = {k: (v.get("default") if isinstance(v, dict) else None) for k, v in props.items()}
-        memo_sections = frozenset(
-            s.id
+        reads = {
+            s.id: s.item_reads if s.item_reads is not None else item_reads(s.kind, s.template, s.item_name, s.order_by)
             for s in bundle.sections
-            if s.kind in ("each", "tools", "history") and (s.template is None or item_only(s.template, s.item_name))
-        )
-        unscored = {s.id: s.order_by[0] for s in bundle.sections if s.id in memo_sections and _score_only_orders(s, bundle, validator)}
+            if s.kind in ("each", "tools", "history")
+        }
+        memo_sections = frozenset(sid for sid, r in reads.items() if r != "more")
+        unscored = {
+            s.id: s.order_by[0]
+            for s in bundle.sections
+            if reads.get(s.id) == "item-without-score" and _score_only_orders(s, bundle, validator)
+        }
         return cls(bundle, counter, validator, templates, tuple(props), defaults, memo, memo_sections, unscored)
+
+    def template(self, section: Section) -> Any:
+        """The section's compiled Jinja template: compiled on first use when the section has a plan
+        (its plan defers to Jinja only for an unexpected value), so most renders never load Jinja."""
+        compiled = self.templates.get(section.id)
+        if compiled is None:
+            compiled = self.templates[section.id] = _compile(section)
+        return compiled
 
     def context(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """Template variables: declared inputs (absent optional ones as their default or None)."""
@@ -135,20 +143,28 @@ class PreparedRole:
         if item is not MISSING:
             ctx = {**ctx, section.item_name: item}
         try:
-            return render(self.templates[section.id], ctx)
+            return render(self.template(section), ctx)
         except RenderError as exc:
             place = f"section '{section.id}'" + (f", {where()}" if where is not None else "")
             raise RenderError(f"{place}: {exc.message}", code=exc.code, hint=exc.hint) from exc
 
 
+def _compile(section: Section) -> Any:
+    from .jinja.sandbox import compile_template
+
+    if section.template is None:  # never: only sections with a template are rendered through Jinja
+        raise RenderError(f"section '{section.id}' has no template")
+    try:
+        return compile_template(section.template)
+    except Exception as exc:  # a bundle that passed compile checks parses; guard anyway
+        raise RenderError(f"section '{section.id}': template does not parse: {exc}") from exc
+
+
 def _score_only_orders(spec: Section, bundle: RoleBundle, validator: Validator | None) -> bool:
-    """True when the section's items are ordered by a score that never reaches their text
-    and that, as any finite number, cannot change whether an item is valid: the item memo
-    then recognises an item whose score alone changed (an agent's memory re-ranked)."""
-    if spec.kind != "each" or len(spec.order_by) != 1 or spec.template is None:
-        return False
-    if not unread_field(spec.template, spec.item_name, spec.order_by[0]):
-        return False
+    """True, for a section whose items' text never reads the score they are ordered by
+    (`item_reads` "item-without-score"), when that score, as any finite number, cannot change
+    whether an item is valid: the item memo then recognises an item whose score alone changed
+    (an agent's memory re-ranked)."""
     if spec.path not in bundle.lazy_paths:
         return True  # the whole list, scores included, is checked before any item is offered
     return validator is not None and score_only_orders(validator.item_schema(spec.path), spec.order_by[0])

@@ -47,6 +47,16 @@ def item_only(source: str, item_name: str) -> bool:
     return not any(f.name in IMPURE_FILTERS for f in tree.find_all(nodes.Filter))
 
 
+def item_reads(kind: str, template: str | None, item_name: str, order_by: tuple[str, ...]) -> str:
+    """What the per-item text of a list section (`each`, `tools`, `history`) reads (bundle.ITEM_READS):
+    the compiler writes it into the bundle, so a render never parses a template to learn it."""
+    if template is not None and not item_only(template, item_name):
+        return "more"
+    if kind == "each" and len(order_by) == 1 and template is not None and unread_field(template, item_name, order_by[0]):
+        return "item-without-score"
+    return "item"
+
+
 # Keywords of an item schema that constrain each property on its own (or nothing at all):
 # such an item is valid exactly when each of its properties is.
 _PER_PROPERTY = frozenset({"type", "required", "properties", "additionalProperties", "title", "description", "$comment", "examples"})

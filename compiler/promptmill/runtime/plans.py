@@ -40,6 +40,8 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .filters.plain import plan_filters
+
 _MISSING = object()
 _UNDEF = object()  # a key or name that is not there: Jinja's Undefined
 _DICT_ATTRS = frozenset(dir(dict))
@@ -603,27 +605,12 @@ def _apply(name: str, value: Any, args: tuple[Any, ...]) -> Any:
     return result
 
 
-_PURE: dict[str, Any] = {}
+_PURE: dict[str, Callable[..., Any]] = {}
 
 
 def _filter(name: str) -> Callable[..., Any]:
-    """The unguarded function behind a filter (the guards only limit sizes;
-    a result over the output cap makes the plan defer to Jinja, which raises)."""
-    func = _PURE.get(name)
-    if func is None:
-        from jinja2 import filters as jf
-
-        from .jinja.filters import promptmill_filters
-
-        _PURE.update(promptmill_filters())
-        _PURE.update(
-            upper=jf.do_upper,
-            lower=jf.do_lower,
-            trim=jf.do_trim,
-            title=jf.do_title,
-            capitalize=jf.do_capitalize,
-            string=jf.soft_str,
-            round=jf.do_round,
-        )
-        func = _PURE[name]
-    return func
+    """The function behind a filter (runtime/filters/plain.py: Jinja's result for a plan's values, without
+    Jinja; the sandbox's guards only limit sizes, and a result over the output cap makes the plan defer)."""
+    if not _PURE:
+        _PURE.update(plan_filters())
+    return _PURE[name]

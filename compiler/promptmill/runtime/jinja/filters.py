@@ -12,20 +12,19 @@ string longer than the output cap.
 from __future__ import annotations
 
 import functools
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from jinja2.filters import make_attrgetter
 from jinja2.runtime import Undefined
 from jinja2.utils import pass_eval_context
 
+from ..filters import plain as text_filters
+from ..filters.plain import indent_arg, not_json, xml_escape, xml_text
 from . import guard
-from .yamlemit import to_yaml as _emit_yaml
 
 __all__ = ["guarded", "promptmill_filters"]
 
-MAX_INDENT = 16
 
 # Filters that turn their input into text: weigh a non-string input first.
 _STRINGIFY = frozenset(
@@ -46,58 +45,26 @@ _CHECKED = frozenset("center indent replace wordwrap format batch slice tojson".
 def _fail_not_json(value: Any) -> Any:
     if isinstance(value, Undefined):
         value._fail_with_undefined_error()
-    raise TypeError(f"a {type(value).__name__} value is not JSON data")
-
-
-def _indent_arg(indent: Any, name: str) -> None:
-    if indent is not None and (isinstance(indent, bool) or not isinstance(indent, int) or not 0 <= indent <= MAX_INDENT):
-        raise ValueError(f"{name}: indent must be an integer from 0 to {MAX_INDENT}, not {indent!r}")
-
-
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_fail_not_json)  # stateless: shareable
+    return not_json(value)
 
 
 def to_json(value: Any, indent: int | None = None) -> str:
-    """JSON text of `value` (keys in their order, non-ASCII kept); `indent=` pretty-prints."""
-    _indent_arg(indent, "to_json")
-    try:
-        if indent is None:
-            return _JSON.encode(value)
-        return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=False, allow_nan=False, default=_fail_not_json)
-    except ValueError as exc:  # NaN or infinity
-        raise ValueError(f"to_json: {exc}") from None
+    """JSON text of `value` (runtime/filters/plain.py); an undefined value inside is named as such."""
+    return text_filters.to_json(value, indent, default=_fail_not_json)
 
 
 def to_yaml(value: Any, indent: int = 2) -> str:
-    """Block-style YAML of JSON data (see `promptmill.runtime.jinja.yamlemit`); no trailing newline."""
+    """Block-style YAML of JSON data (runtime/filters/plain.py); no trailing newline."""
     if isinstance(value, Undefined):
         value._fail_with_undefined_error()
-    return _emit_yaml(value, indent=indent)
-
-
-_XML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
-
-
-def xml_escape(value: Any) -> str:
-    """Escape `& < > " '` so the text is safe inside XML tags and attributes."""
-    return str(value).translate(_XML)
-
-
-_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;"})
-
-
-def xml_text(value: Any) -> str:
-    """Escape `&` and `<` only: enough between tags (not inside attributes); `->` and quotes stay readable."""
-    return str(value).translate(_XML_TEXT)
+    return text_filters.to_yaml(value, indent)
 
 
 def bullets(value: Any) -> str:
-    """A list as `- item` lines; lines inside an item are indented under it."""
+    """A list as `- item` lines (runtime/filters/plain.py)."""
     if isinstance(value, Undefined):
         value._fail_with_undefined_error()
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"bullets expects a list, not {type(value).__name__}")
-    return "\n".join("- " + str(item).replace("\n", "\n  ") for item in value)
+    return text_filters.bullets(value)
 
 
 def promptmill_filters() -> dict[str, Callable[..., Any]]:
@@ -145,7 +112,7 @@ def _check_args(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, 
         if isinstance(count, int):
             guard.active().charge(max(count, 0))
     elif name == "tojson":
-        _indent_arg(arg(0, "indent", None), "tojson")
+        indent_arg(arg(0, "indent", None), "tojson")
 
 
 def guarded(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
