@@ -481,6 +481,55 @@ _ROLE_PROPERTIES: dict[str, Any] = {
         "State paths of lists checked item by item when the fit offers an item, not up front.",
         items=_s("array", "A path from the state's top.", items=_s("string")),
     ),
+    "item_proofs": _s(
+        "array",
+        "What the compiler proved about the items of lists checked lazily (docs/bundle-proofs.md); absent when "
+        "it proved nothing. Each entry says the item schema of the list at `path` (one of `lazy_paths`) is a "
+        "plain record: `fields` names each property's one kind of value, `required` the properties an item must "
+        "have, `others` whether other properties may appear (then holding any JSON data). An item that is a "
+        "record of this shape and JSON data within the state limits is valid against the item schema, so a "
+        "runtime may accept it in one pass; any other item gets the generic checks (the inputs schema and the "
+        "JSON-data rules), which name what is wrong. A runtime may ignore this field: it changes how fast an "
+        "item is accepted, never what a render gives. Older runtimes refuse a bundle holding it (unknown field).",
+        items=_s(
+            "object",
+            additionalProperties=False,
+            required=["path", "fields", "required", "others"],
+            properties={
+                "path": _s("array", "The state path of the list (property names from the root).", minItems=1, items=_s("string")),
+                "fields": _s(
+                    "object",
+                    "Property name -> its kind: `string` (text), `number` (a finite integer or float; not a "
+                    "boolean), `integer` (an integer), `boolean`, `null`, `object` (any JSON object), `array` "
+                    '(any JSON array), `any` (any JSON value), {"enum": [texts]} (one of these texts) or '
+                    '{"minLength": m, "maxLength": n} (a text of m to n characters, counted as code '
+                    "points; either bound optional).",
+                    additionalProperties={
+                        "oneOf": [
+                            _s("string", enum=["string", "number", "integer", "boolean", "null", "object", "array", "any"]),
+                            _s(
+                                "object",
+                                additionalProperties=False,
+                                required=["enum"],
+                                properties={"enum": _s("array", "The texts the field may hold.", minItems=1, items=_s("string"))},
+                            ),
+                            _s(
+                                "object",
+                                additionalProperties=False,
+                                minProperties=1,
+                                properties={
+                                    "minLength": _s("integer", "The fewest code points the text may have.", minimum=0),
+                                    "maxLength": _s("integer", "The most code points the text may have.", minimum=0),
+                                },
+                            ),
+                        ]
+                    },
+                ),
+                "required": _s("array", "Properties every item must have.", items=_s("string")),
+                "others": _s("boolean", "Whether properties not named in `fields` may appear (holding any JSON data)."),
+            },
+        ),
+    ),
     "events": _s(
         "array",
         "Events recorded at compile time (e.g. context_suppressed), placed first in every render's events.",

@@ -59,6 +59,7 @@ from ..runtime.plans import build_plan
 from ..runtime.tokenizers import get_tokenizer
 from ..runtime.tooldecl import normalize as normalize_tool
 from ..source.project import USER_RULES_SOURCE, Project
+from .proofs import item_proofs
 
 DEFAULT_SEPARATOR = "\n\n"
 DEFAULT_PRIORITY = 50
@@ -428,6 +429,7 @@ def compile_role(composed: ComposedRole, index: Index, project: Project) -> tupl
         sections=tuple(sections),
         output=ctx.contract,
         lazy_paths=tuple(ctx.lazy_paths),
+        item_proofs=item_proofs(composed.inputs, ctx.lazy_paths),
         events=tuple(composed.events),
         sources=tuple(SourceRef(f, h) for f, h in sources),
         source_hash=source_hash(sources, tokenizer_identity(tokenizer_name, project)),

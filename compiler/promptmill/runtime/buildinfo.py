@@ -17,6 +17,7 @@ COMPILED = (
     "runtime.fill",
     "runtime.counting",
     "runtime.statelimits",
+    "runtime.itemproof",
     "runtime.plans",
     "runtime.schema.closures",
     "runtime.schema.json_values",

@@ -188,6 +188,8 @@ class RoleBundle:
     cache: bool = True
     output: Contract | None = None
     lazy_paths: tuple[tuple[str, ...], ...] = ()
+    # what the compiler proved about the items of lazy paths (compiling/proofs.py; runtime/itemproof.py)
+    item_proofs: tuple[dict, ...] = ()
     events: tuple[dict, ...] = ()
     sources: tuple[SourceRef, ...] = ()
     source_hash: str = ""
@@ -208,6 +210,8 @@ def _plain_bundle(bundle: RoleBundle) -> dict:
             del section["item_reads"]
     if data["budget"].get("ratio") is None:  # bundles of exactly counted models read as before the field existed
         data["budget"].pop("ratio", None)
+    if not data["item_proofs"]:  # a role without proofs reads as before the field existed
+        del data["item_proofs"]
     if not bundle.parents:
         del data["parents"], data["default_parent"]
     else:
@@ -402,6 +406,13 @@ def _role_from_dict(d: dict, where: str) -> RoleBundle:
         if not all(isinstance(part, str) for p in lazy for part in p):
             raise BuildError(f"{where}.lazy_paths: expected lists of names", hint=_RECOMPILE)
         d["lazy_paths"] = tuple(tuple(p) for p in lazy)
+        from .itemproof import proof_ok
+
+        proofs = _list(d, "item_proofs", where, dict)
+        for i, proof in enumerate(proofs):
+            if not proof_ok(proof) or tuple(proof["path"]) not in d["lazy_paths"]:
+                raise BuildError(f"{where}.item_proofs[{i}]: not a well-formed item proof of a lazy path", hint=_RECOMPILE)
+        d["item_proofs"] = tuple(proofs)
         d["events"] = tuple(_list(d, "events", where, dict))
         d["sources"] = tuple(_build(SourceRef, s, f"{where}.sources") for s in _list(d, "sources", where))
     except (KeyError, TypeError, AttributeError, ValueError) as exc:

@@ -19,6 +19,7 @@ from . import conditions
 from .bundle import RoleBundle, RuleLine, Section
 from .counting import Counter
 from .itemmemo import SANDBOX_GLOBALS, ItemMemo, item_reads, score_only_orders
+from .itemproof import ItemCheck, item_checks
 from .plans import run_plan
 from .schema.validate import Validator
 from .statelimits import check_state_data
@@ -86,6 +87,7 @@ class PreparedRole:
     memo: ItemMemo | None = None  # checked, rendered items by content (shared by the runtime's roles)
     memo_sections: frozenset[str] = frozenset()  # list sections whose item text depends on the item alone
     memo_unscored: Mapping[str, str] = field(default_factory=dict)  # section -> score field its memo keys leave out
+    proven: Mapping[tuple[str, ...], ItemCheck] = field(default_factory=dict)  # lazy path -> one-pass item check (item_proofs)
 
     @classmethod
     def prepare(cls, bundle: RoleBundle, counter: Counter, memo: ItemMemo | None = None) -> PreparedRole:
@@ -111,7 +113,8 @@ class PreparedRole:
             for s in bundle.sections
             if reads.get(s.id) == "item-without-score" and _score_only_orders(s, bundle, validator)
         }
-        return cls(bundle, counter, validator, templates, tuple(props), defaults, memo, memo_sections, unscored)
+        proven = item_checks(bundle.item_proofs, bundle.lazy_paths) if validator is not None else {}
+        return cls(bundle, counter, validator, templates, tuple(props), defaults, memo, memo_sections, unscored, proven)
 
     def template(self, section: Section) -> Any:
         """The section's compiled Jinja template: compiled on first use when the section has a plan
@@ -273,10 +276,14 @@ def check_item(prepared: PreparedRole, cand: Candidate, i: int) -> Any:
         return item
     validator = prepared.validator
     if cand.checked and spec.path in prepared.bundle.lazy_paths:
-        # lists at lazy paths skip the up-front check: each item is checked when offered
-        check_state_data(item, at=(*spec.path, i - cand.declared))
-        if validator is not None and not validator.item_valid(spec.path, item):
-            raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
+        # lists at lazy paths skip the up-front check: each item is checked when offered, in one
+        # pass where the compiler proved the item schema a record, else (or when that pass says no)
+        # as JSON data and against the item schema, which name what is wrong
+        proven = prepared.proven.get(spec.path)
+        if proven is None or not proven(item, len(spec.path) + 1):
+            check_state_data(item, at=(*spec.path, i - cand.declared))
+            if validator is not None and not validator.item_valid(spec.path, item):
+                raise StateError("", validator.item_errors(spec.path, i - cand.declared, item))
     if spec.kind == "tools":
         from .tooldecl import problems, with_defaults
 
