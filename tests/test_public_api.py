@@ -33,7 +33,7 @@ DEPRECATED = {
     "promptmill.cli.scaffold.init": "init",
     "promptmill.compiling.porting.port_format": "port_format",
     "promptmill.source.statefile.read_state": "read_state",
-    "promptmill.replies.parse.parse_reply": "parse_reply",
+    "promptmill.runtime.reply.parse_reply": "parse_reply",  # moved to promptmill.replies.parse
     "promptmill.cli.preview.request_data": "request_data",
     "promptmill.cli.preview.pretty": "pretty",
     "promptmill.cli.preview.event_line": "event_line",
