@@ -355,7 +355,7 @@ def _native_forms(schema: dict) -> tuple[dict, list[tuple[str, str, str]]]:
 
 def lost_by_wire(schema: Any) -> dict[str, list[tuple[str, str, Any, str]]]:
     """For each wire that carries a native contract and loses some of `schema`'s constraints:
-    `(path, keyword, value, fate)` of each (runtime/wires/schemaprofiles.py), in registry order."""
+    `(path, keyword, value, fate)` of each (runtime/schemaprofiles.py), in registry order."""
     from ..runtime.registry import WIRE_NAMES
     from ..runtime.schemaprofiles import carries_contract, lost_keywords, profile_for
     from ..runtime.wire import get_wire

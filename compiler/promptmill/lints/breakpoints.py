@@ -3,7 +3,7 @@
 On the Anthropic wires (`anthropic`, `anthropic-vertex`, and the Bedrock variant
 built on them) a role with `cache: true` marks the end of its stable prefix with
 `cache_control`, and the last declaration of its stable tools with a second one
-(runtime/wires/anthropic.py). The model table says how many breakpoints a model
+(wires/anthropic.py). The model table says how many breakpoints a model
 takes (`cache.breakpoints`) and the shortest prefix it caches (`cache.min_tokens`):
 
 - PM614: the role needs more breakpoints than its model takes; renders leave out

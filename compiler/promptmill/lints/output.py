@@ -1,5 +1,5 @@
 """PM702: a role has an output contract whose instructions no section renders.
-PM708: a native contract loses schema keywords on some wires (runtime/wires/schemaprofiles.py)."""
+PM708: a native contract loses schema keywords on some wires (runtime/schemaprofiles.py)."""
 
 from __future__ import annotations
 
