@@ -3,7 +3,7 @@
 # active (`make venv` makes it), so `make check` checks as CI checks.
 #   make venv     the README's set-up: .venv with requirements/dev.lock and promptmill (editable)
 #   make check    compile --check, lint --strict, promptmill test, ruff check, ruff format --check, mypy
-#   make test     the README's test command; one test: make test ARGS='tests/test_fit.py::test_name'
+#   make test     the README's test command (two processes); one test: make test ARGS='-n0 tests/test_fit.py::test_name'
 #   make lowest   the suite at the lowest versions the ranges allow (tools/lowest; ARGS as for test)
 #   make lock     refresh requirements/dev.lock and lowest.lock (tools/lock)
 #   make fix      ruff format, then ruff check --fix
@@ -37,7 +37,7 @@ check:
 	mypy
 
 test:
-	python -m pytest $(ARGS)
+	python -m pytest -n 2 $(ARGS)
 
 lowest:
 	tools/lowest $(ARGS)
