@@ -37,7 +37,7 @@ check:
 	mypy
 
 test:
-	python -m pytest -n 2 $(ARGS)
+	python -m pytest -n 2 --dist loadfile $(ARGS)
 
 lowest:
 	tools/lowest $(ARGS)

@@ -114,9 +114,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """One headless Chromium for the whole run."""
+    """One headless Chromium per test file. Not per session: Playwright's sync API leaves its event
+    loop marked as running until it stops, so any later asyncio.run() in the same process (the LSP
+    tests, run after the browser tests in one pytest-xdist worker) would fail."""
     if not os.path.exists(CHROMIUM):
         _no_browser(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     try:
