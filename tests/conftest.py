@@ -24,6 +24,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 _db = os.environ.get("PROMPTMILL_HYPOTHESIS_DB")
 _own_db = {"database": DirectoryBasedExampleDatabase(_db)} if _db else {}
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
+# `make test-fast`: the quick inner loop; the suite itself always runs "ci" or more
+settings.register_profile("fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
 settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
