@@ -26,6 +26,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 _db = os.environ.get("PROMPTMILL_HYPOTHESIS_DB")
 _own_db = {"database": DirectoryBasedExampleDatabase(_db)} if _db else {}
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
+# `make test-fast`: the quick inner loop; the suite itself always runs "ci" or more
+settings.register_profile("fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
 settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], **_own_db)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
@@ -134,9 +136,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """One headless Chromium for the whole run."""
+    """One headless Chromium per test file. Not per session: Playwright's sync API leaves its event
+    loop marked as running until it stops, so any later asyncio.run() in the same process (the LSP
+    tests, run after the browser tests in one pytest-xdist worker) would fail."""
     if not os.path.exists(CHROMIUM):
         _no_browser(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     try:

@@ -5,7 +5,9 @@ lists) with reference builds compiled separately from the same sources: after
 any interruption the build must be byte-identical to the previous complete
 build or to the new one, never a mix, and `Runtime.load` must succeed.
 
-PROMPTMILL_CRASH_ITERATIONS raises the number of kills (default 30);
+PROMPTMILL_CRASH_ITERATIONS sets the number of kills: the suite samples 10 (half of them inside
+the writing phase, where 12 of 15 such kills left a mid-write build in a run of 30 here, so all five
+missing one is about 0.2**5); .ci/run runs the full sweep of 30 as a step of its own;
 PROMPTMILL_CRASH_SEED replays the kill times of a failed run (printed on failure).
 """
 
@@ -34,7 +36,7 @@ from promptmill.core.errors import BuildError
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX only: SIGKILL and flock")
 
-ITERATIONS = int(os.environ.get("PROMPTMILL_CRASH_ITERATIONS", "30"))
+ITERATIONS = int(os.environ.get("PROMPTMILL_CRASH_ITERATIONS", "10"))
 OTHER = {"a": "b", "b": "a"}
 
 

@@ -4,13 +4,16 @@ gives exactly what a render without the memo gives, and nothing else."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import promptmill
-from promptmill.compiling.api import build_in_memory
+from promptmill.compiling.api import abstract_roles, build_in_memory, compile_bundles, load_project, model_table
+from promptmill.core.diagnostics import has_errors
 from promptmill.core.errors import BudgetError, StateError
+from promptmill.runtime.engine import Runtime
 from promptmill.runtime.itemmemo import ItemMemo, item_only
 from providers_support import PROVIDERS, ROOT, SHIPPED, grow, state
 
@@ -77,15 +80,26 @@ def test_only_templates_of_the_item_alone_are_memoised(root):
     assert not item_only("{{ x.a | random }}", "x")
 
 
+@pytest.fixture(scope="module")
+def shipped() -> Callable[[], Runtime]:
+    """shipped() -> a new runtime over the shipped project, with an empty memo and empty caches: what
+    `build_in_memory(ROOT)` returns, but the project is compiled once for this file, not once per runtime
+    (the bundles are frozen data; the memo and every cache belong to the Runtime)."""
+    loaded = load_project(ROOT)
+    bundles, _, diags = compile_bundles(loaded)
+    assert not has_errors(loaded.diagnostics + diags)
+    kw = {"base_dir": loaded.project.root, "abstract": abstract_roles(loaded), "models": model_table(loaded.project)}
+    return lambda: Runtime(bundles, **kw)
+
+
 @pytest.mark.parametrize(("role", "state_file"), SHIPPED)
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_repeated_renders_equal_renders_without_the_memo(role, state_file, provider):
-    rt, _ = build_in_memory(ROOT)
+def test_repeated_renders_equal_renders_without_the_memo(shipped, role, state_file, provider):
+    rt = shipped()
     big = grow(state(state_file))
     for st in (state(state_file), big, state(state_file), big):
         warm, warm_error = _render_or_refusal(rt, role, st, provider)
-        cold, _ = build_in_memory(ROOT)
-        fresh, fresh_error = _render_or_refusal(cold, role, st, provider)
+        fresh, fresh_error = _render_or_refusal(shipped(), role, st, provider)
         assert warm_error == fresh_error  # a refusal (PM830) is the same refusal with or without the memo
         if warm_error is None:
             _same(warm, fresh)
@@ -154,11 +168,11 @@ def test_invalid_items_are_refused_every_time(root):
             rt.render("notes", bad)
 
 
-def test_native_tools_are_memoised_per_provider():
-    rt, _ = build_in_memory(ROOT)
+def test_native_tools_are_memoised_per_provider(shipped):
+    rt = shipped()
     st = state("companion-chat.state.yaml")
     for provider in ("openai", "anthropic", "gemini", "openai"):
-        cold, _ = build_in_memory(ROOT)
+        cold = shipped()
         _same(rt.render("companion-chat", st, provider=provider), cold.render("companion-chat", st, provider=provider))
 
 
