@@ -109,6 +109,7 @@ class BuildCheck:
     def watch(self) -> Iterator[BuildCheck]:
         """Check every build the compiler writes or compiles in memory while inside."""
         from promptmill.compiling import api
+        from promptmill.core.diagnostics import has_errors
         from promptmill.runtime.bundle import _plain_bundle
 
         install: Callable[..., Any] = api.install_build
@@ -120,6 +121,9 @@ class BuildCheck:
 
         def checked_compile(*args: Any, **kwargs: Any) -> Any:
             result = compile_bundles(*args, **kwargs)
+            loaded = args[0] if args else kwargs.get("loaded")
+            if has_errors(result[2]) or has_errors(getattr(loaded, "diagnostics", ())):
+                return result  # a project with errors writes nothing and runs nothing (compile and build_in_memory refuse)
             for role, bundle in result[0].items():
                 start = time.perf_counter()
                 key = ("RoleBundle", repr(bundle))  # a third of the cost of its data: the same build again is cheap
