@@ -4,7 +4,7 @@
     python bench/bench_cold.py --against OTHER/compiler # and another checkout's package, in the same run: ratios
     python bench/bench_cold.py --runs 11                # more interpreters per row (the median is printed)
 
-Each row starts `--runs` fresh interpreters (Python's own start-up excluded: the clock starts
+Each row starts `--runs` fresh interpreters per checkout, taking turns, (Python's own start-up excluded: the clock starts
 before `import promptmill`) that time, in milliseconds: the import, `promptmill.load(build/)`,
 the first `render("executor", <prompts/examples/executor.state.yaml>)` and its `to_payload()`.
 Rows: `default` counts with tiktoken alone (PROMPTMILL_FAST_TOKENIZER=0, what the default install
@@ -46,18 +46,27 @@ def _state() -> str:
     return json.dumps(yaml.safe_load((ROOT / "prompts" / "examples" / "executor.state.yaml").read_text(encoding="utf-8")))
 
 
-def measure(compiler: Path, build: Path, fast: bool, runs: int, state: str) -> dict[str, float]:
-    """Median milliseconds of each part over `runs` fresh interpreters (after one untimed warm-up)."""
+def _sample(compiler: Path, build: Path, fast: bool, state: str) -> dict[str, float]:
+    """Milliseconds of each part in one fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(compiler), "PROMPTMILL_FAST_TOKENIZER": "1" if fast else "0"}
-    samples: dict[str, list[float]] = {p: [] for p in PARTS}
+    argv = [sys.executable, "-c", CHILD, str(build), state]
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return {p: got[p] * 1000 for p in PARTS}
+
+
+def measure(targets: list[tuple[Path, Path]], fast: bool, runs: int, state: str) -> list[dict[str, float]]:
+    """Median milliseconds of each part over `runs` fresh interpreters per target, the targets taking
+    turns (one sample of each, then the next round) so that a busy moment of the machine falls on all
+    of them alike; one untimed warm-up each first (bytecode)."""
+    samples: list[dict[str, list[float]]] = [{p: [] for p in PARTS} for _ in targets]
     for i in range(runs + 1):
-        argv = [sys.executable, "-c", CHILD, str(build), state]
-        out = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, check=True)
-        got = json.loads(out.stdout.strip().splitlines()[-1])
-        if i:
-            for p in PARTS:
-                samples[p].append(got[p] * 1000)
-    return {p: statistics.median(v) for p, v in samples.items()}
+        for k, (compiler, build) in enumerate(targets):
+            got = _sample(compiler, build, fast, state)
+            if i:
+                for p in PARTS:
+                    samples[k][p].append(got[p])
+    return [{p: statistics.median(v) for p, v in s.items()} for s in samples]
 
 
 def main() -> None:
@@ -75,11 +84,15 @@ def main() -> None:
         print("quicktok is not installed (promptmill[fast]): the fast row is left out")
     print(f"cold start, median of {args.runs} fresh interpreters, milliseconds (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
     print(f"{'row':<22}" + "".join(f"{p:>10}" for p in PARTS))
+    targets = [(ROOT / "compiler", ROOT / "build")]
+    if args.against:
+        targets.append((args.against.resolve(), args.against.resolve().parent / "build"))
     for label, fast in rows:
-        here = measure(ROOT / "compiler", ROOT / "build", fast, args.runs, state)
+        measured = measure(targets, fast, args.runs, state)
+        here = measured[0]
         print(f"{label:<22}" + "".join(f"{here[p]:>10.1f}" for p in PARTS))
         if args.against:
-            other = measure(args.against.resolve(), args.against.resolve().parent / "build", fast, args.runs, state)
+            other = measured[1]
             print(f"{label + ' (against)':<22}" + "".join(f"{other[p]:>10.1f}" for p in PARTS))
             print(f"{label + ' ratio':<22}" + "".join(f"{here[p] / other[p]:>9.2f}x" if other[p] else f"{'-':>10}" for p in PARTS))
 
