@@ -323,3 +323,30 @@ def test_the_compilers_item_reads_proofs_are_what_the_runtime_would_find():
             for _ in range(2):  # the second render is served by the item memo
                 req = older.render(role, data, provider=provider)
                 assert json.dumps(req.to_payload()) == json.dumps(rt.render(role, data, provider=provider).to_payload())
+
+
+def test_a_bundle_with_an_unknown_item_reads_is_refused():
+    """`item_reads` is one of three proofs on a list section; anything else is PM801, naming the section."""
+    import dataclasses
+
+    from promptmill.core.errors import BuildError
+    from promptmill.runtime.bundle import _plain_bundle, role_from_dict
+
+    bundle = promptmill.load(ROOT / "build").bundle("executor")
+    data = _plain_bundle(bundle)
+    index = next(i for i, s in enumerate(data["sections"]) if "item_reads" in s)
+    assert role_from_dict(data) == bundle  # the field as written reads back
+    data["sections"][index]["item_reads"] = "everything"
+    with pytest.raises(
+        BuildError, match=rf"sections\[{index}\]: item_reads 'everything' is not one of item, item-without-score, more"
+    ) as err:
+        role_from_dict(data)
+    assert err.value.code == "PM801"
+    static = next(i for i, s in enumerate(bundle.sections) if s.kind == "static")
+    data = _plain_bundle(
+        dataclasses.replace(
+            bundle, sections=tuple(dataclasses.replace(s, item_reads="item") if i == static else s for i, s in enumerate(bundle.sections))
+        )
+    )
+    with pytest.raises(BuildError, match="on a list section"):
+        role_from_dict(data)

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, _bad_text, data_sizes
+from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, bad_text, data_sizes
 
 ItemCheck = Callable[[Any, int], bool]
 
@@ -74,7 +74,7 @@ def record_check(proof: Mapping[str, Any]) -> ItemCheck:
         nodes = len(item)
         chars = 0
         for key, value in item.items():
-            if type(key) is not str or (not key.isascii() and _bad_text(key)):
+            if type(key) is not str or (not key.isascii() and bad_text(key)):
                 return False
             kind = kinds.get(key, others)
             if kind is None:
@@ -90,7 +90,7 @@ def record_check(proof: Mapping[str, Any]) -> ItemCheck:
                 elif kind not in _STR_KINDS:
                     return False
                 chars += len(value)
-                if not value.isascii() and _bad_text(value):
+                if not value.isascii() and bad_text(value):
                     return False
             elif type(kind) is not str:
                 return False  # an enum of texts, or a text of bounded length, holds texts only

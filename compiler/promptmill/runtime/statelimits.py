@@ -26,7 +26,7 @@ MAX_STATE_CHARS = 8_000_000
 MAX_STATE_DEPTH = 128
 
 
-def _bad_text(s: str) -> bool:
+def bad_text(s: str) -> bool:
     """True when `s` holds a lone surrogate (not valid Unicode: it cannot be sent as UTF-8)."""
     if s.isascii():
         return False
@@ -57,13 +57,13 @@ def _exact(state: Any, skip: tuple[tuple[str, ...], ...], at: tuple) -> None:
             chars += len(value)
             if chars > MAX_STATE_CHARS:
                 raise StateError("", [("state", f"holds more than {MAX_STATE_CHARS} characters of text")], code="PM812")
-            if _bad_text(value):
+            if bad_text(value):
                 raise StateError("", [(_path(path), "holds a lone surrogate, which is not valid Unicode text")], code="PM811")
         elif len(path) >= MAX_STATE_DEPTH and isinstance(value, (Mapping, list, tuple)):
             raise StateError("", [(_path(path), f"is nested more than {MAX_STATE_DEPTH} levels deep")], code="PM812")
         elif isinstance(value, Mapping):
             for k, v in value.items():
-                if not isinstance(k, str) or _bad_text(k):
+                if not isinstance(k, str) or bad_text(k):
                     raise StateError("", [(_path(path), f"has a key that is not valid text: {k!r}")], code="PM811")
                 if path + (k,) in skip and isinstance(v, list):
                     continue
@@ -114,12 +114,12 @@ def data_sizes(state: Any, depth: int, skip_at: set[tuple[int, str]] | None = No
             items = value.items()
             nodes += len(value)
             for k, v in items:
-                if type(k) is not str or (not k.isascii() and _bad_text(k)):
+                if type(k) is not str or (not k.isascii() and bad_text(k)):
                     return None
                 t = type(v)
                 if t is str:
                     chars += len(v)
-                    if not v.isascii() and _bad_text(v):
+                    if not v.isascii() and bad_text(v):
                         return None
                 elif t is dict or t is list:
                     if not skip_at or (id(value), k) not in skip_at:
@@ -135,7 +135,7 @@ def data_sizes(state: Any, depth: int, skip_at: set[tuple[int, str]] | None = No
                 t = type(v)
                 if t is str:
                     chars += len(v)
-                    if not v.isascii() and _bad_text(v):
+                    if not v.isascii() and bad_text(v):
                         return None
                 elif t is dict or t is list:
                     stack.append((v, d + 1))
@@ -158,7 +158,7 @@ def check_state_data(state: Any, skip: tuple[tuple[str, ...], ...] = (), *, at: 
     """
     if type(state) in (dict, list) and _fast(state, _skipped(state, skip) if skip else set(), len(at)):
         return
-    if isinstance(state, str) and len(state) <= MAX_STATE_CHARS and not _bad_text(state):
+    if isinstance(state, str) and len(state) <= MAX_STATE_CHARS and not bad_text(state):
         return
     if state is None or type(state) in (bool, int) or (type(state) is float and math.isfinite(state)):
         return

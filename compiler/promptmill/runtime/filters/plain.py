@@ -31,6 +31,7 @@ def indent_arg(indent: Any, name: str) -> None:
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=not_json)  # stateless: shareable
+_ENCODERS: dict[Callable[[Any], Any], json.JSONEncoder] = {not_json: _JSON}  # one per `default` hook (the sandbox has one)
 
 
 def to_json(value: Any, indent: int | None = None, *, default: Callable[[Any], Any] = not_json) -> str:
@@ -39,7 +40,9 @@ def to_json(value: Any, indent: int | None = None, *, default: Callable[[Any], A
     indent_arg(indent, "to_json")
     try:
         if indent is None:
-            encoder = _JSON if default is not_json else json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=default)
+            encoder = _ENCODERS.get(default)
+            if encoder is None:
+                encoder = _ENCODERS[default] = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=default)
             return encoder.encode(value)
         return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=False, allow_nan=False, default=default)
     except ValueError as exc:  # NaN or infinity
