@@ -1,7 +1,7 @@
 # The one entry point for the everyday tasks; CI (.ci/run) runs `make check` too.
 # Each target runs the tools of the active virtualenv, or of .venv when none is
 # active (`make venv` makes it), so `make check` checks as CI checks.
-#   make venv     the README's set-up: .venv with requirements/dev.lock and promptmill (editable)
+#   make venv     the development set-up (CONTRIBUTING.md): .venv with requirements/dev.lock and promptmill (editable)
 #   make check    compile --check, lint --strict, promptmill test, ruff check, ruff format --check, mypy
 #   make test     the README's test command (two processes); one test: make test ARGS='-n0 tests/test_fit.py::test_name'
 #   make test-fast the core, two processes: no browser, Spark, Ray, editors or slow files (SLOW_TESTS below)

@@ -7,7 +7,7 @@ your own), `assert_reply_error`, the checks on a refused model reply, and
 `_builds_match_the_schemas`, which checks every build the suite makes against schemas/bundle.schema.json and
 manifest.schema.json (tests/bundle_contract.py; PROMPTMILL_BUNDLE_CONTRACT=0 turns it off, =report says its cost).
 
-Set HYPOTHESIS_PROFILE=long for a longer fuzzing run (see README, Testing).
+Set HYPOTHESIS_PROFILE=long for a longer fuzzing run (see docs/testing.md).
 """
 
 import os

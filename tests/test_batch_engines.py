@@ -163,20 +163,20 @@ def test_spark_map_in_arrow_and_pandas_equal_promptmill_batch(data, spark, how):
 
 
 def _readme_blocks():
-    """(code, printed output) of each ```python block after a `<!-- python-batch -->` marker in README.md."""
+    """(code, printed output) of each ```python block after a `<!-- python-batch -->` marker in docs/batch.md."""
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "batch.md").read_text(encoding="utf-8")
     found = re.findall(r"<!-- python-batch -->\n```python\n(.*?)```\n\n```text\n(.*?)```", text, re.S)
     assert len(found) == 3
     return found
 
 
-def test_readme_batch_examples_print_what_the_readme_shows(data, ray_session, spark, monkeypatch, capsys):
+def test_the_batch_guide_examples_print_what_the_guide_shows(data, ray_session, spark, monkeypatch, capsys):
     monkeypatch.chdir(data["folder"])
     for code, shown in _readme_blocks():
-        exec(compile(code, "README.md (python-batch)", "exec"), {})
+        exec(compile(code, "docs/batch.md (python-batch)", "exec"), {})
         # Ray's own processes may print a warning to the driver's stdout, "(raylet) WARNING: ... worker
         # processes have been started", on a machine busy with other work (two test workers, say); those
         # lines are Ray's, not the example's

@@ -155,7 +155,7 @@ def test_a_state_tool_may_not_take_the_return_tools_name(tmp_path: Path, provide
 
 
 def test_absent_optional_inputs_are_their_schema_default_else_nothing(tmp_path: Path):
-    # README (Templates): an optional input left out of the state is its `default`, else None (printed as nothing)
+    # docs/templates.md: an optional input left out of the state is its `default`, else None (printed as nothing)
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "r.yaml").write_text(
         "kind: role\nid: r\ninputs:\n  type: object\n  properties:\n"

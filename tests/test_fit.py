@@ -1,4 +1,4 @@
-"""Budget invariants (README, "The token budget") over random sections, items and budgets.
+"""Budget invariants (docs/budget.md) over random sections, items and budgets.
 
 Bundles are built directly, so the fitter is tested apart from the compiler.
 Every count is checked against a fresh tiktoken count of what is sent.

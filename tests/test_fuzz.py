@@ -3,7 +3,7 @@
 Hostile or random input may be refused, but only in promptmill's own terms:
 the loader returns diagnostics, lint returns diagnostics, the runtime raises
 `PromptmillError` subclasses with catalogued codes. Anything else escaping is
-a bug. When a render succeeds, the budget contract (README, "The token budget") holds.
+a bug. When a render succeeds, the budget contract (docs/budget.md) holds.
 
 The default profile runs a bounded number of examples per test (CI); for a
 longer run: `HYPOTHESIS_PROFILE=long python -m pytest tests/test_fuzz.py`.
@@ -374,7 +374,7 @@ def _set(data: Any, path: tuple, value: Any) -> None:
 
 
 def check_contract(rt, role: str, req) -> None:
-    """The budget contract (README, "The token budget") on one successful render."""
+    """The budget contract (docs/budget.md) on one successful render."""
     bundle = rt.bundle(role)
     assert req.tokens <= req.budget
     for m in req.messages:

@@ -80,8 +80,8 @@ def test_neovim_shows_a_sections_hover(make_project, tmp_path_factory):
     kept = re.fullmatch(r"with `examples/reviewer.state.yaml`: kept, (\d+) of 1000 tokens \((\d+\.\d)%\)", lines[4])
     assert static is not None and kept is not None and int(kept[1]) > 0 and kept[2] == f"{100 * int(kept[1]) / 1000:.1f}", lines
     assert lines[6:] == ["```text", "You review a change for bugs and missing tests.", "```"], lines
-    # README's editor section shows this capture: it must be what Neovim received, line for line.
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    # the tutorial's editor step (docs/tutorial.md) shows this capture: it must be what Neovim received, line for line.
+    readme = (Path(__file__).parents[1] / "docs" / "tutorial.md").read_text(encoding="utf-8")
     shown = readme.split("$ nvim --headless -u tests/lsp/init.lua prompts/roles/reviewer.yaml", 1)[1].split("\n````\n", 1)[0]
     assert shown.splitlines()[1:] == lines, shown
     assert f"PM_HOVER_AT={line}:10" in shown.splitlines()[0]

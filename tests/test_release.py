@@ -1,11 +1,11 @@
 """The release works outside the repository: sdist and wheel, installed in an empty
-virtualenv, run the README tutorial with no network.
+virtualenv, run the tutorial (docs/tutorial.md) with no network.
 
 `python -m build` makes the sdist from a copy of the checkout's files and the wheel
 from that sdist, so a file the sdist forgets is missing from the wheel too. The wheel
 goes into a new virtualenv in the temporary folder (outside the clone; nothing of the
 checkout is on its path), with its dependencies from uv's cache when it has them. The
-tutorial then runs there as README.md prints it, inside a network namespace of its own
+tutorial then runs there as docs/tutorial.md prints it, inside a network namespace of its own
 (`unshare -n`: only loopback) when the machine allows one, so token counts must come
 from the encoding files the wheel carries; every provider then renders the tutorial's
 role from the installed build.
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import promptmill
-from test_tutorial import README, normal, play, tutorial_blocks
+from test_tutorial import TUTORIAL, normal, play, tutorial_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 PROVIDERS = ("text", "openai", "anthropic", "gemini", "live")
@@ -144,7 +144,7 @@ def test_installed_wheel_runs_the_tutorial_offline(venv: Path, tmp_path: Path):
     assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(venv)), f"promptmill came from {where.stdout.strip()}"
 
-    blocks = tutorial_blocks(README.read_text("utf-8").split("\n"))
+    blocks = tutorial_blocks(TUTORIAL.read_text("utf-8").split("\n"))
     failures, _, commands = play(blocks, tmp_path, env, str(bin_dir / "python"), prefix=offline)
     assert not failures, "the installed wheel printed other tutorial output:\n\n" + "\n\n".join(failures)
     assert any(c.startswith("promptmill render") for c in commands)

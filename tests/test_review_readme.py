@@ -1,4 +1,4 @@
-"""README "Reviewing prompt changes": its `promptmill test` and `promptmill diff --format markdown`
+"""docs/reviewing.md: its `promptmill test` and `promptmill diff --format markdown`
 outputs are what the commands print on a real two-commit change of the shipped prompts, run here
 in a temporary git repository holding a copy of promptmill.yaml, prompts/ and snapshots/."""
 
@@ -15,17 +15,17 @@ from git_support import git
 from promptmill.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-# the change the README shows: one sentence of the delivery instructions
+README = (ROOT / "docs" / "reviewing.md").read_text(encoding="utf-8")
+# the change the page shows: one sentence of the delivery instructions
 FILE = "prompts/modes/delivery.yaml"
 OLD = "in one short message with `message_send`."
 NEW = "in one or two short messages with `message_send`."
 
 
 def documented(command: str) -> str:
-    """The output the README prints under `$ COMMAND` (the block that starts with that line)."""
+    """The output the page prints under `$ COMMAND` (the block that starts with that line)."""
     m = re.search(r"^(`{3,4})(?:text|markdown)?\n\$ " + re.escape(command) + r"\n(.*?)^\1$", README, re.M | re.S)
-    assert m, f"README has no block starting with `$ {command}`"
+    assert m, f"docs/reviewing.md has no block starting with `$ {command}`"
     return m.group(2)
 
 

@@ -1,7 +1,8 @@
-"""Run the README tutorial as a new user would, and compare every output.
+"""Run the tutorials as a new user would, and compare every output.
 
-The tutorial is the part of README.md between `<!-- tutorial:start -->` and
-`<!-- tutorial:end -->`. Its fenced blocks are steps, run in order in one
+Two documents hold one: docs/tutorial.md (the whole tutorial) and README.md (its
+five-minute quickstart). A tutorial is the part of the document between
+`<!-- tutorial:start -->` and `<!-- tutorial:end -->`. Its fenced blocks are steps, run in order in one
 empty temporary folder:
 
 - ```console: lines starting with `$ ` are commands, run with bash; the lines
@@ -21,7 +22,7 @@ each line and trailing blank lines are ignored, and the temporary folder's path
 would read `/tmp/tutorial`. The installation itself (`pip install -e .` in a
 fresh virtualenv) is checked by `.ci/run`, which installs the same way.
 
-PROMPTMILL_UPDATE_TUTORIAL=1 rewrites the expected outputs in README.md from
+PROMPTMILL_UPDATE_TUTORIAL=1 rewrites the expected outputs in both documents from
 what the commands print (review the diff before committing).
 """
 
@@ -35,10 +36,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 import promptmill
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "README.md"  # its quickstart, between the markers
+TUTORIAL = ROOT / "docs" / "tutorial.md"  # the whole tutorial
+# each document with a tutorial, and the commands its steps must keep running
+DOCUMENTS = {
+    README: ("promptmill init", "promptmill compile", "promptmill render", "to_openai()"),
+    TUTORIAL: ("promptmill init", "promptmill lint", "promptmill compile", "promptmill render", "to_openai()"),
+}
 START, END = "<!-- tutorial:start -->", "<!-- tutorial:end -->"
 KINDS = ("console", "diff", "python", "text", "sh")
 SHOWN_PATH = "/tmp/tutorial"
@@ -47,7 +56,7 @@ SHOWN_PATH = "/tmp/tutorial"
 @dataclass
 class Block:
     lang: str
-    first: int  # index in README lines of the first body line
+    first: int  # index in the document's lines of the first body line
     lines: list[str]  # body lines
 
 
@@ -60,7 +69,7 @@ def tutorial_blocks(lines: list[str]) -> list[Block]:
         fence = re.match(r"^```(\S*)\s*$", lines[i])
         if fence:
             close = lines.index("```", i + 1)
-            assert close < end, f"README.md:{i + 1}: block not closed before {END}"
+            assert close < end, f"line {i + 1}: block not closed before {END}"
             blocks.append(Block(fence.group(1), i + 1, lines[i + 1 : close]))
             i = close
         i += 1
@@ -73,7 +82,7 @@ def console_steps(block: Block) -> list[tuple[str, list[str]]]:
         if line.startswith("$ "):
             steps.append((line[2:], []))
         else:
-            assert steps, f"README.md:{block.first + 1}: output before the first `$ ` command"
+            assert steps, f"line {block.first + 1}: output before the first `$ ` command"
             steps[-1][1].append(line)
     return steps
 
@@ -92,7 +101,7 @@ def apply_diff(block: Block, cwd: Path) -> None:
     new = "".join(line[1:] + "\n" for line in body if line[:1] in (" ", "+"))
     path = cwd / target
     text = path.read_text("utf-8")
-    assert text.count(old) == 1, f"README.md:{block.first + 1}: the diff's old lines are not in {target} exactly once"
+    assert text.count(old) == 1, f"line {block.first + 1}: the diff's old lines are not in {target} exactly once"
     path.write_text(text.replace(old, new), "utf-8")
 
 
@@ -162,21 +171,23 @@ def play(
             commands.append("\n".join(block.lines))
             code, out = run([python, "-c", "\n".join(block.lines)], cwd, env, prefix)
             got = normal(out, home)
-            assert code == 0, f"README.md:{block.first}: the python block failed:\n{out}"
+            assert code == 0, f"line {block.first}: the python block failed:\n{out}"
             following = blocks[i + 1] if i + 1 < len(blocks) else None
             if following is not None and following.lang == "text":
                 updates[following.first] = (len(following.lines), got)
                 if got != normal("\n".join(following.lines), home):
-                    failures.append(f"python block at README.md:{block.first}:\n" + "\n".join(got))
+                    failures.append(f"python block at line {block.first}:\n" + "\n".join(got))
             elif got:
-                failures.append(f"python block at README.md:{block.first} printed, but no ```text block follows")
+                failures.append(f"python block at line {block.first} printed, but no ```text block follows")
     return failures, updates, commands
 
 
-def test_tutorial_runs_as_printed(tmp_path):
-    lines = README.read_text("utf-8").split("\n")
+@pytest.mark.parametrize("document", list(DOCUMENTS), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_tutorial_runs_as_printed(tmp_path, document):
+    lines = document.read_text("utf-8").split("\n")
     blocks = tutorial_blocks(lines)
-    unknown = [f"README.md:{b.first}: ```{b.lang}" for b in blocks if b.lang not in KINDS]
+    name = document.relative_to(ROOT).as_posix()
+    unknown = [f"{name}:{b.first}: ```{b.lang}" for b in blocks if b.lang not in KINDS]
     assert not unknown, f"tutorial blocks of unknown kind (one of {KINDS}): {unknown}"
     env = shim_env(tmp_path / "bin")
     failures, updates, commands = play(blocks, tmp_path, env, sys.executable)
@@ -184,12 +195,12 @@ def test_tutorial_runs_as_printed(tmp_path):
         for first in sorted(updates, reverse=True):
             length, body = updates[first]
             lines[first : first + length] = body
-        README.write_text("\n".join(lines), "utf-8")
+        document.write_text("\n".join(lines), "utf-8")
         return
-    assert not failures, "the tutorial's printed output is stale; the real output:\n\n" + "\n\n".join(failures)
+    assert not failures, f"{name}: the tutorial's printed output is stale; the real output:\n\n" + "\n\n".join(failures)
     joined = "\n".join(commands)
-    for needed in ("promptmill init", "promptmill lint", "promptmill compile", "promptmill render", "to_openai()"):
-        assert needed in joined, f"the tutorial no longer runs `{needed}`"
+    for needed in DOCUMENTS[document]:
+        assert needed in joined, f"{name}: the tutorial no longer runs `{needed}`"
 
 
 def test_diff_blocks_must_match_exactly(tmp_path):

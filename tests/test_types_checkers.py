@@ -277,7 +277,7 @@ def test_modules_for_any_number_of_roles_pass_mypy_strict(tmp_path, monkeypatch)
 
 
 def readme_app() -> str:
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
+    lines = (ROOT / "docs" / "typed.md").read_text(encoding="utf-8").split("\n")
     start = lines.index("<!-- python-types-app -->")
     assert lines[start + 1] == "```python"
     end = lines.index("```", start + 2)
@@ -285,7 +285,7 @@ def readme_app() -> str:
 
 
 def test_the_readme_flow_a_renamed_input_is_caught_by_mypy(tmp_path, monkeypatch):
-    """README "Typed application code": the app passes; after `task_state` becomes `task` in the
+    """docs/typed.md, "Typed application code": the app passes; after `task_state` becomes `task` in the
     executor's template and `promptmill types` runs, mypy names the stale key."""
     project = tmp_path / "project"
     shutil.copytree(ROOT / "prompts", project / "prompts", ignore=shutil.ignore_patterns("*.py"))

@@ -4,7 +4,7 @@ Prompt authors write YAML templates; `promptmill.compile()` validates them and
 writes section bundles to a build folder; `promptmill.load()` reads a build once
 and `Runtime.render()` fills a role with live state under an exact token budget.
 
-Every public name is importable from here (the README's "Public and internal
+Every public name is importable from here (docs/layout.md, "Public and internal
 module paths"). Importing this package is cheap: the errors and the version are
 imported now, every other name on first use, so the runtime never loads the
 compile-time machinery (YAML loader, template validation, Jinja checks, click).

@@ -1,4 +1,4 @@
-"""Deprecated path: the watcher moved to `promptmill.watch` (kept for one release, see README)."""
+"""Deprecated path: the watcher moved to `promptmill.watch` (kept for one release, see docs/layout.md)."""
 
 from ..watch import Watcher, watch
 

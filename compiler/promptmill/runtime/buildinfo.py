@@ -11,7 +11,7 @@ import importlib.machinery
 import importlib.util
 
 # the modules under promptmill that the compiled build compiles (setup.py reads this tuple);
-# chosen by measurement, README "Performance"
+# chosen by measurement, docs/performance.md
 COMPILED = (
     "runtime.fit",
     "runtime.fill",

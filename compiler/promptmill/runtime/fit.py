@@ -1,4 +1,4 @@
-"""Fit filled sections into the token budget (the contract in the README, "The token budget").
+"""Fit filled sections into the token budget (the contract in docs/budget.md).
 
 1. Sections with `trim: never` are placed whole; if they alone exceed the
    budget, `BudgetError` names them with their counts.

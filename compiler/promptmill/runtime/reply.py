@@ -1,5 +1,5 @@
 """Deprecated path of `parse_reply`, which moved to `promptmill.replies.parse`: import it from `promptmill`.
-Kept for this release (README, "Public and internal module paths"); removed in the next.
+Kept for this release (docs/layout.md, "Public and internal module paths"); removed in the next.
 
 The reply reader comes after the render path, so this module reaches it by name (runtime/registry.py),
 never by an import.
