@@ -85,10 +85,12 @@ def cli_page() -> str:
     lines.append(" · ".join(f"[{ctx.command_path}](#{slugify(ctx.command_path, '-')})" for _, ctx in entries[1:]) + "\n")
     for cmd, ctx in entries:
         lines.append(f"## {ctx.command_path}\n")
-        lines.append("```text\n" + cmd.get_usage(ctx).strip() + "\n```\n")
+        usage = " ".join([ctx.command_path, *cmd.collect_usage_pieces(ctx)])
+        usage = re.sub(r"\[\[([^\[\]]*)\]\]", r"[\1]", usage)  # click 8.1 brackets an optional choice argument twice
+        lines.append(f"```text\nUsage: {usage}\n```\n")
         if cmd.help:
             lines.append(_prose(cmd.help) + "\n")
-        rows = [rec for p in cmd.get_params(ctx) if (rec := p.get_help_record(ctx))]
+        rows = [rec for p in cmd.get_params(ctx) if isinstance(p, click.Option) and (rec := p.get_help_record(ctx))]
         if rows:
             lines.append("| Option | Description |\n| --- | --- |")
             lines += [f"| `{_cell(opt)}` | {_cell(_prose(help_)) if help_ else ''} |" for opt, help_ in rows]
