@@ -27,6 +27,9 @@ from urllib.request import urlopen
 import pytest
 import yaml
 
+pytest.importorskip("mkdocs", reason="the documentation site needs the docs extra: pip install -e '.[docs]'")
+pytest.importorskip("material", reason="the documentation site needs the docs extra: pip install -e '.[docs]'")
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [  # (path in the site, a text the page shows)
     ("index.html", "A first render"),
