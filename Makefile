@@ -6,6 +6,7 @@
 #   make test     the README's test command (two processes); one test: make test ARGS='-n0 tests/test_fit.py::test_name'
 #   make test-fast the core, two processes: no browser, Spark, Ray, editors or slow files (SLOW_TESTS below)
 #   make lowest   the suite at the lowest versions the ranges allow (tools/lowest; ARGS as for test)
+#   make docs     the documentation site in site/: tools/gen_docs.py --check, then mkdocs build --strict
 #   make lock     refresh requirements/dev.lock and lowest.lock (tools/lock)
 #   make fix      ruff format, then ruff check --fix
 #   make compiled the optional compiled wheel in dist/ (setup.py, PROMPTMILL_MYPYC=1; needs mypy and a C compiler)
@@ -19,7 +20,7 @@ ARGS ?=
 SYSTEM_PYTHON := $(shell command -v python3)
 export PATH := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin,$(CURDIR)/.venv/bin):$(PATH)
 
-.PHONY: help venv check test test-fast lowest lock fix compiled ci
+.PHONY: help venv check test test-fast lowest docs lock fix compiled ci
 
 help:
 	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
@@ -40,19 +41,23 @@ check:
 test:
 	python -m pytest -n 2 --dist loadfile $(ARGS)
 
-# test-fast, the inner loop, leaves to `make test` the browser (web_*), Spark and Ray (batch_engines),
+# test-fast, the inner loop, leaves to `make test` the browser (web_*, docs_site), Spark and Ray (batch_engines),
 # the editors (lsp*), and the files that mostly start CLI processes, crash or soak builds, run type
 # checkers or build wheels (the slowest by --durations); hypothesis runs 25 examples (profile "fast")
 SLOW_TESTS := batch_engines web_page web_server web_hostile web_live web_itemlabels lsp lsp_checker \
 	lsp_completion lsp_hostile lsp_neovim hostile_cases hostile models_rules crash closed_output soak \
 	types_checkers types_hostile types counts release tutorial review_snapshot_files review_diff_revisions \
-	batch batch_output no_skips architecture_doc vertex_sdk bedrock
+	batch batch_output no_skips architecture_doc vertex_sdk bedrock docs_site
 
 test-fast:
 	HYPOTHESIS_PROFILE=fast python -m pytest -n 2 --dist loadfile $(SLOW_TESTS:%=--ignore=tests/test_%.py) $(ARGS)
 
 lowest:
 	tools/lowest $(ARGS)
+
+docs:
+	python tools/gen_docs.py --check
+	NO_MKDOCS_2_WARNING=1 mkdocs build --strict --site-dir site
 
 lock:
 	tools/lock

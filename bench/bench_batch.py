@@ -3,6 +3,7 @@
     python bench/bench_batch.py                          # defaults: a couple of minutes
     python bench/bench_batch.py --rows 100000 --memory-rows 1000000 --engine-rows 20000
     python bench/bench_batch.py --no-engines             # skip Ray and Spark
+    python bench/bench_batch.py --no-engines --memory-rows 0 --chart docs/img/perf/batch-workers.svg
 
 Rows are the shipped `directive-triage` role's example state, varied per row
 (tests/batch_support.py), rendered for OpenAI. Prints:
@@ -14,7 +15,9 @@ Rows are the shipped `directive-triage` role's example state, varied per row
 2. peak RSS of `promptmill batch` (a child process) over a small and a large
    streamed input: flat means the large run peaks where the small one does;
 3. Ray Data and Spark (local, 2 CPUs) against the local pool on the same rows:
-   wall time with and without engine start-up, and the per-row overhead.
+   wall time with and without engine start-up, and the per-row overhead;
+4. with `--chart PATH`: rows/s of `promptmill batch` at 1 to `--chart-workers` workers (best of
+   `--repeat` runs each) against the plain loop, drawn as an SVG line chart (bench/charts.py).
 """
 
 from __future__ import annotations
@@ -192,6 +195,32 @@ def engines(build: Path, folder: Path, n: int) -> None:
     )
 
 
+def workers_chart(build: Path, folder: Path, n: int, repeat: int, most: int, path: str) -> None:
+    """rows/s of `run_batch` at 1..most workers (best of `repeat`) and of the plain loop, as a chart at `path`."""
+    from charts import line_chart, machine
+
+    src = write_rows(folder / "chart-rows.jsonl", n)
+    states = [state(i) for i in range(n)]
+    loop = max(loop_rate(build, states)[0] for _ in range(repeat))
+    rates = []
+    for w in range(1, most + 1):
+        best = max(batch_rate(build, src, folder / f"chart-out{w}", n, w)[0] for _ in range(repeat))
+        rates.append((w, best))
+        print(f"  chart: promptmill batch --workers {w}  {best:7,.0f} rows/s (best of {repeat})")
+    print(f"  chart: plain loop                    {loop:7,.0f} rows/s (best of {repeat})")
+    command = "python bench/bench_batch.py " + " ".join(sys.argv[1:])
+    line_chart(
+        path,
+        {"promptmill batch": rates, "plain loop, one process": [(1, loop), (most, loop)]},
+        title=f"Batch throughput against workers ({n:,} rows, {ROLE}, OpenAI requests)",
+        x_label="workers (--workers)",
+        y_label="rows per second (wall clock)",
+        caption=[command, machine()],
+        dashed=["plain loop, one process"],
+    )
+    print(f"  chart written to {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5_000, help="rows for the throughput runs")
@@ -201,7 +230,11 @@ def main() -> None:
     )
     parser.add_argument("--engine-rows", type=int, default=4_000, help="rows for the Ray and Spark runs")
     parser.add_argument("--no-engines", action="store_true", help="skip Ray and Spark")
+    parser.add_argument("--chart", metavar="PATH", help="also chart rows/s against workers as an SVG at PATH")
+    parser.add_argument("--chart-workers", type=int, default=4, help="the chart's most workers (from 1)")
     args = parser.parse_args()
+    if args.chart_workers < 1:
+        parser.error("--chart-workers must be 1 or more")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -211,6 +244,8 @@ def main() -> None:
             memory(build, folder, args.memory_rows)
         if not args.no_engines:
             engines(build, folder, args.engine_rows)
+        if args.chart:
+            workers_chart(build, folder, args.rows, args.repeat, args.chart_workers, args.chart)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Run from the repository root:
     .peers-venv/bin/python bench/bench_peers.py --quick   # few repetitions (~1.5 min)
     .peers-venv/bin/python bench/bench_peers.py           # the full run (a few minutes)
     .peers-venv/bin/python bench/bench_peers.py --sizes small,medium
+    .peers-venv/bin/python bench/bench_peers.py --chart docs/img/perf/peers-render.svg   # and draw it
 
 It prints the installed version of every peer first. A peer that is not
 installed is reported with its install command and skipped; poml also needs
@@ -798,12 +799,45 @@ def versions() -> None:
     print("versions: " + ", ".join(found) + f"; python {sys.version.split()[0]}; node {'on PATH' if node else 'missing'}")
 
 
+def chart(path: str, res: Results, sizes: list[Size], adapters: dict[str, Callable[[dict, int], Output]]) -> None:
+    """Median render time (fresh content, each size's first budget) against the tokens the state offers,
+    one line per library and the lazy floor, as an SVG line chart (bench/charts.py)."""
+    from charts import line_chart, machine
+
+    offered = {}  # size -> tokens of the whole state, rendered by promptmill with no budget to speak of
+    for size in sizes:
+        out = adapters["promptmill text"](workload.state(size.entries, size.tools, seed=0, fresh="chart"), 10_000_000)
+        offered[size.name] = out.reported or 0
+    series: dict[str, list[tuple[float, float]]] = {}
+    for (sz, budget, mode, name), med in res.med.items():
+        size = SIZES[sz]
+        if mode == "fresh content" and budget == size.budgets[0] and not name.startswith("pm/"):
+            series.setdefault(name, []).append((offered[sz], med))
+    series["lazy floor (tiktoken)"] = [
+        (offered[sz], f) for (sz, budget, mode), f in res.floor.items() if mode == "fresh content" and budget == SIZES[sz].budgets[0]
+    ]
+    budgets = ", ".join(f"{s.name} {s.budgets[0]:,}" for s in sizes)
+    line_chart(
+        path,
+        series,
+        title="Render time against prompt size, fresh content (median of each library)",
+        x_label=f"tokens the state offers (sizes {', '.join(s.name for s in sizes)}; budgets {budgets})",
+        y_label="ms per render (log)",
+        caption=[".peers-venv/bin/python bench/bench_peers.py " + " ".join(sys.argv[1:]), machine()],
+        log_x=True,
+        log_y=True,
+        dashed=["lazy floor (tiktoken)"],
+    )
+    print(f"\nchart written to {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--sizes", default="small,medium,large", help="comma-separated, of: " + ", ".join(SIZES))
     ap.add_argument("--levers", action="store_true", help="also time promptmill without the fast tokenizer and without plans")
     ap.add_argument("--only-promptmill", action="store_true", help="skip the peers (with --levers: the levers' effect alone)")
+    ap.add_argument("--chart", metavar="PATH", help="also draw render time against prompt size as an SVG at PATH")
     args = ap.parse_args()
     names = [n.strip() for n in args.sizes.split(",") if n.strip()]
     unknown = [n for n in names if n not in SIZES]
@@ -833,6 +867,8 @@ def main() -> None:
                 table(size, budget, mode, adapters, runs, res)
     print(NOTES)
     summary(res, sizes)
+    if args.chart:
+        chart(args.chart, res, sizes, adapters)
 
 
 NOTES = """

@@ -18,7 +18,7 @@ import pytest
 import promptmill
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]  # docs/**/*.md: the site's pages too
 # modules that are public as a whole (README: "Public and internal module paths")
 PUBLIC_MODULES = {"promptmill", "promptmill.batch", "promptmill.batch.ray", "promptmill.batch.spark", "promptmill.web", "promptmill.watch"}
 # deep path -> the top-level name it re-exports, for one release
