@@ -126,7 +126,8 @@ async def test_preview_follows_unsaved_buffers(project: Path) -> None:
         changed(client, state_uri, 2, state_text)
         after = await ask(client, uri=role_uri)
         assert "Grace Hopper asks" in after["text"] and after["tokens"] > before["tokens"]
-        role_text = (project / ROLE_FILE).read_text(encoding="utf-8").replace("Answer the customer's question", "Answer briefly the question")
+        role_text = (project / ROLE_FILE).read_text(encoding="utf-8")
+        role_text = role_text.replace("Answer the customer's question", "Answer briefly the question")
         changed(client, role_uri, 2, role_text)
         edited = await ask(client, uri=role_uri)
         assert "Answer briefly the question" in edited["text"]
