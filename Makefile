@@ -10,6 +10,7 @@
 #   make fix      ruff format, then ruff check --fix
 #   make compiled the optional compiled wheel in dist/ (setup.py, PROMPTMILL_MYPYC=1; needs mypy and a C compiler)
 #   make ci       the whole CI run (.ci/run): fresh virtualenvs, checks, both suites
+#   make vscode   the VS Code extension: editors/vscode/promptmill.vsix (npm ci, compile, unit tests, vsce package)
 
 SHELL := /bin/bash
 PYTHON_DIRS := compiler tests bench tools
@@ -19,7 +20,7 @@ ARGS ?=
 SYSTEM_PYTHON := $(shell command -v python3)
 export PATH := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin,$(CURDIR)/.venv/bin):$(PATH)
 
-.PHONY: help venv check test test-fast lowest lock fix compiled ci
+.PHONY: help venv check test test-fast lowest lock fix compiled ci vscode
 
 help:
 	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
@@ -66,3 +67,6 @@ compiled:
 
 ci:
 	bash .ci/run
+
+vscode:
+	cd editors/vscode && npm ci --no-audit --no-fund && npm run compile && npm test && npx vsce package --out promptmill.vsix
