@@ -59,19 +59,19 @@ export function installCommand(launch: Launch): string {
 export function missingMessage(missing: Missing, launch: Launch, detail = ""): string {
   const where =
     launch.source === "python"
-      ? `the workspace's Python (${launch.python})`
+      ? `in the workspace's Python (${launch.python})`
       : launch.source === "setting"
-        ? `the promptmill.command setting (${[launch.command, ...launch.prefix].join(" ")})`
-        : "PATH";
+        ? `as the promptmill.command setting names it (${[launch.command, ...launch.prefix].join(" ")})`
+        : "on PATH";
   const install = installCommand(launch);
   if (missing === "promptmill") {
-    return `promptmill is not installed in ${where}. Install it with: ${install}`;
+    return `promptmill is not installed ${where}. Install it with: ${install}`;
   }
   if (missing === "lsp-extra") {
-    return `promptmill's language server needs its [lsp] extra (pygls), missing in ${where}. Install it with: ${install}`;
+    return `promptmill's language server needs its [lsp] extra (pygls), missing ${where}. Install it with: ${install}`;
   }
   const first = detail.trim().split("\n").filter((l) => l.trim().length > 0).slice(-1)[0] ?? "";
-  return `promptmill's language server did not start from ${where}${first ? `: ${first}` : ""}. See the "promptmill" output.`;
+  return `promptmill's language server did not start (promptmill ${where})${first ? `: ${first}` : ""}. See the "promptmill" output.`;
 }
 
 /** A word for a POSIX shell: as is when it is plain, else single-quoted. */

@@ -35,8 +35,8 @@ test("the message names where promptmill was looked for and the command that ins
   const m = missingMessage("lsp-extra", py);
   assert.match(m, /\[lsp\] extra/);
   assert.match(m, /Install it with: '\/home\/a b\/\.venv\/bin\/python' -m pip install 'promptmill\[lsp\]'$/);
-  assert.equal(missingMessage("promptmill", resolveLaunch([], undefined)), "promptmill is not installed in PATH. Install it with: pip install 'promptmill[lsp]'");
-  assert.match(missingMessage("other", resolveLaunch(["pm"], undefined), "Traceback...\nValueError: boom\n"), /setting \(pm\): ValueError: boom\./);
+  assert.equal(missingMessage("promptmill", resolveLaunch([], undefined)), "promptmill is not installed on PATH. Install it with: pip install 'promptmill[lsp]'");
+  assert.match(missingMessage("other", resolveLaunch(["pm"], undefined), "Traceback...\nValueError: boom\n"), /setting names it \(pm\)\): ValueError: boom\./);
   assert.equal(quote("plain/path-1.0"), "plain/path-1.0");
   assert.equal(quote("it's"), `'it'\\''s'`);
 });
