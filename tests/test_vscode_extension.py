@@ -156,6 +156,10 @@ def workbench(tmp_path: Path, code_server: str, vsix: Path, request):
 
     project = tmp_path / "starter"
     init(project)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "starter"], cwd=project, check=True)  # for the diff command
     home = _home_with_promptmill(tmp_path, on_path=getattr(request, "param", True))
     with open(tmp_path / "code-server.log", "w") as log, sync_playwright() as pw:
         server, port = _serve(code_server, tmp_path, project, home, log)
@@ -298,6 +302,26 @@ def test_the_extension_in_code_server(workbench) -> None:
     assert (project / STATE).read_text(encoding="utf-8") == state_text  # not saved: the buffer was read
     page.locator(".statusbar-item", has_text=f"helpdesk: {want_typed['tokens']}/").wait_for(timeout=WAIT)
     shot(page, "preview-follows")
+    check_commands(page)
+
+
+def check_commands(page) -> None:
+    """Lint runs the CLI into the "promptmill" output; Diff against HEAD opens the Markdown report."""
+    command(page, "promptmill: Lint")
+    output = page.locator(".output-view, .panel .monaco-editor").filter(has_text="(exit 0)")
+    output.first.wait_for(timeout=WAIT)
+    text = output.first.inner_text().replace("\xa0", " ")  # the output view's spaces are non-breaking
+    assert "$ promptmill lint\nno problems in 4 files\n(exit 0)" in text, text
+    assert "rror" not in text, text  # nothing went wrong between the extension and its server
+    command(page, "promptmill: Diff against a Git Revision")
+    box = page.locator(".quick-input-widget input")
+    box.wait_for(state="visible")
+    assert box.input_value() == "HEAD"
+    page.keyboard.press("Enter")
+    page.locator(".tab", has_text="promptmill-diff-HEAD.md").first.wait_for(timeout=WAIT)
+    report = page.frame_locator("iframe.webview.ready >> nth=-1").frame_locator("iframe#active-frame")
+    report.locator("h3", has_text="promptmill diff").wait_for(timeout=WAIT)
+    shot(page, "diff")
 
 
 @pytest.mark.parametrize("workbench", [False], indirect=True, ids=["no-promptmill"])
