@@ -162,7 +162,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     revealOutputChannelOn: RevealOutputChannelOn.Never,
   };
   client = new LanguageClient("promptmill", "promptmill", serverOptions, clientOptions);
-  await client.start();
+  try {
+    await client.start();
+  } catch (err) {
+    client = undefined;
+    output.appendLine(String(err));
+    void vscode.window.showErrorMessage(missingMessage("other", launch, String(err)));
+    return;
+  }
   await vscode.commands.executeCommand("setContext", "promptmill.active", true);
   context.subscriptions.push({ dispose: () => void stopClient() });
   schedule(0);
