@@ -76,19 +76,25 @@ def render_json(root: Path, *args: str) -> dict:
     return json.loads(out.stdout)
 
 
-def _home_with_promptmill(tmp_path: Path, on_path: bool) -> Path:
+def _home_with_promptmill(tmp_path: Path, on_path: bool | str) -> Path:
     """A HOME whose login profile puts the promptmill under test on PATH (when `on_path`).
 
     No Python extension and no setting: the extension's last resort, PATH, is what finds promptmill.
     VS Code takes its extensions' environment from a login shell (Debian's /etc/profile resets PATH),
-    so PATH is set as a user sets it, in the profile of a HOME of the test's own."""
+    so PATH is set as a user sets it, in the profile of a HOME of the test's own. With `on_path` "no-pygls",
+    that promptmill cannot import pygls (a package of that name that raises ImportError stands first)."""
     import promptmill
 
     bin_dir, home = tmp_path / "bin", tmp_path / "home"
     bin_dir.mkdir()
     home.mkdir()
     if on_path:
-        source = Path(promptmill.__file__).resolve().parent.parent
+        source = str(Path(promptmill.__file__).resolve().parent.parent)
+        if on_path == "no-pygls":
+            hidden = tmp_path / "hide-pygls"
+            (hidden / "pygls").mkdir(parents=True)
+            (hidden / "pygls" / "__init__.py").write_text('raise ImportError("pygls is hidden by the test")\n')
+            source = f"{hidden}:{source}"
         (bin_dir / "promptmill").write_text(
             f'#!/bin/sh\nPYTHONPATH={source}${{PYTHONPATH:+:$PYTHONPATH}} exec {sys.executable} -m promptmill.cli "$@"\n'
         )
@@ -336,3 +342,15 @@ def test_without_promptmill_one_message_with_the_install_command(workbench) -> N
     assert "Traceback" not in text and "ENOENT" not in text
     assert page.locator(".notification-toast").filter(has_text="promptmill").count() == 1
     shot(page, "missing")
+
+
+@pytest.mark.parametrize("workbench", ["no-pygls"], indirect=True, ids=["no-lsp-extra"])
+def test_without_the_lsp_extra_one_message_with_the_install_command(workbench) -> None:
+    """promptmill on PATH without its [lsp] extra: one notification saying so, with the install command."""
+    page, _ = workbench
+    toast = page.locator(".notification-toast", has_text="[lsp] extra")
+    toast.first.wait_for(timeout=WAIT)
+    text = toast.first.inner_text()
+    assert "missing on PATH. Install it with: pip install 'promptmill[lsp]'" in text, text
+    assert "Traceback" not in text
+    assert page.locator(".notification-toast").filter(has_text="promptmill").count() == 1
