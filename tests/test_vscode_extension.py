@@ -312,13 +312,18 @@ def test_the_extension_in_code_server(workbench) -> None:
 
 
 def check_commands(page) -> None:
-    """Lint runs the CLI into the "promptmill" output; Diff against HEAD opens the Markdown report."""
+    """Lint and Test run the CLI into the "promptmill" output; Diff against HEAD opens the Markdown report."""
     command(page, "promptmill: Lint")
     output = page.locator(".output-view, .panel .monaco-editor").filter(has_text="(exit 0)")
     output.first.wait_for(timeout=WAIT)
     text = output.first.inner_text().replace("\xa0", " ")  # the output view's spaces are non-breaking
     assert "$ promptmill lint\nno problems in 4 files\n(exit 0)" in text, text
     assert "rror" not in text, text  # nothing went wrong between the extension and its server
+    command(page, "promptmill: Test (compare with the snapshots)")
+    # the output view's spaces are non-breaking (\s) and its lines are divs (no newline between them)
+    tested = page.locator(".output-view, .panel .monaco-editor")
+    tested = tested.filter(has_text=re.compile(r"\$\spromptmill\stest\s*1\ssnapshot\sin\ssnapshots/:\s1\spassed\s*\(exit\s0\)"))
+    tested.first.wait_for(timeout=WAIT)
     command(page, "promptmill: Diff against a Git Revision")
     box = page.locator(".quick-input-widget input")
     box.wait_for(state="visible")
