@@ -3,8 +3,8 @@ built .vsix installed, driven by Playwright in Debian's headless Chromium as a u
 
 The starter project (`promptmill init`) is opened with no setting of the project's edited: the role gets
 a diagnostic when broken, a hover with tokens on a section, a preview beside it whose text and tokens are
-`promptmill render`'s, and the preview follows unsaved typing in the state file. Screenshots go to
-docs/img/vscode/ (PROMPTMILL_VSCODE_SHOTS=0 leaves them out).
+`promptmill render`'s, and the preview follows unsaved typing in the state file. With
+PROMPTMILL_VSCODE_SHOTS=1 it rewrites the screenshots of docs/editors.md (docs/img/vscode/).
 
 Needs code-server (editors/vscode/scripts/install-code-server.sh, cached; run here when missing) and the
 .vsix (`make vscode`; built here when missing). Collected only with PROMPTMILL_VSCODE=1 (tests/conftest.py):
@@ -185,7 +185,7 @@ def workbench(tmp_path: Path, code_server: str, vsix: Path, request):
 
 
 def shot(page, name: str) -> None:
-    if os.environ.get("PROMPTMILL_VSCODE_SHOTS", "1") != "0":
+    if os.environ.get("PROMPTMILL_VSCODE_SHOTS") == "1":
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{name}.png"))
 
