@@ -11,6 +11,7 @@
 #   make fix      ruff format, then ruff check --fix
 #   make compiled the optional compiled wheel in dist/ (setup.py, PROMPTMILL_MYPYC=1; needs mypy and a C compiler)
 #   make ci       the whole CI run (.ci/run): fresh virtualenvs, checks, both suites
+#   make vscode   the VS Code extension: editors/vscode/promptmill.vsix (npm ci, compile, unit tests, vsce package)
 
 SHELL := /bin/bash
 PYTHON_DIRS := compiler tests bench tools
@@ -20,7 +21,7 @@ ARGS ?=
 SYSTEM_PYTHON := $(shell command -v python3)
 export PATH := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin,$(CURDIR)/.venv/bin):$(PATH)
 
-.PHONY: help venv check test test-fast lowest docs lock fix compiled ci
+.PHONY: help venv check test test-fast lowest docs lock fix compiled ci vscode
 
 help:
 	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
@@ -45,7 +46,7 @@ test:
 # the editors (lsp*), and the files that mostly start CLI processes, crash or soak builds, run type
 # checkers or build wheels (the slowest by --durations); hypothesis runs 25 examples (profile "fast")
 SLOW_TESTS := batch_engines web_page web_server web_hostile web_live web_itemlabels lsp lsp_checker \
-	lsp_completion lsp_hostile lsp_neovim hostile_cases hostile models_rules crash closed_output soak \
+	lsp_completion lsp_hostile lsp_neovim lsp_preview hostile_cases hostile models_rules crash closed_output soak \
 	types_checkers types_hostile types counts release tutorial review_snapshot_files review_diff_revisions \
 	batch batch_output no_skips architecture_doc vertex_sdk bedrock docs_site
 
@@ -71,3 +72,6 @@ compiled:
 
 ci:
 	bash .ci/run
+
+vscode:
+	cd editors/vscode && npm ci --no-audit --no-fund && npm run compile && npm test && npx vsce package --out promptmill.vsix

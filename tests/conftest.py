@@ -227,6 +227,13 @@ def git_identity(monkeypatch):
         monkeypatch.setenv(key, value)
 
 
+# -- the real VS Code (tests/test_vscode_extension.py) -------------------------------------
+# It installs code-server from npm (5 minutes the first time, cached after) and drives it for a
+# minute: collected only when asked for, PROMPTMILL_VSCODE=1, which .ci/vscode sets (not a skip:
+# the suite does not collect it at all otherwise).
+collect_ignore = [] if os.environ.get("PROMPTMILL_VSCODE") == "1" else ["test_vscode_extension.py"]
+
+
 # -- no silent skips in CI ----------------------------------------------------------------
 # .ci/run installs every extra (boto3, quicktok-v1, pygls, Ray, Spark, a browser), so a test that
 # skips there is a missing install step, not an optional feature: PROMPTMILL_NO_SKIPS=1 turns

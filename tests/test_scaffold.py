@@ -185,12 +185,14 @@ def test_vscode_settings_map_each_folder_to_its_schema(scaffolded):
     assert "redhat.vscode-yaml" in (scaffolded / ".vscode" / "extensions.json").read_text()
 
 
-def test_vscode_settings_start_promptmills_language_server(scaffolded):
-    settings = json.loads((scaffolded / ".vscode" / "settings.json").read_text())
-    command = [settings["glspc.server.command"], *settings["glspc.server.commandArguments"]]
-    assert command == ["promptmill", "lsp", "--stdio"] and settings["glspc.server.languageId"] == ["yaml"]
-    assert run(*command[1:], "--help").exit_code == 0  # a command this promptmill has
-    assert "zsol.vscode-glspc" in json.loads((scaffolded / ".vscode" / "extensions.json").read_text())["recommendations"]
+def test_vscode_recommends_promptmills_extension(scaffolded):
+    """The project recommends promptmill's own extension (editors/vscode, which starts the language
+    server itself) by its id, publisher.name of its package.json; no generic client is configured."""
+    package = json.loads((Path(__file__).resolve().parent.parent / "editors" / "vscode" / "package.json").read_text())
+    recommended = json.loads((scaffolded / ".vscode" / "extensions.json").read_text())["recommendations"]
+    assert f"{package['publisher']}.{package['name']}" in recommended
+    assert "zsol.vscode-glspc" not in recommended
+    assert not any(key.startswith("glspc.") for key in json.loads((scaffolded / ".vscode" / "settings.json").read_text()))
 
 
 def test_schema_write_refreshes_the_editor_schemas(scaffolded):

@@ -9,8 +9,9 @@ The JSON Schemas are written to `.promptmill/schemas/` from the installed
 package (the same text `promptmill schema KIND` prints). Every template starts
 with a `# yaml-language-server: $schema=` modeline pointing there by a relative
 path, and `.vscode/settings.json` maps the template folders to the same files,
-so YAML editors offer completion and hover help offline; it also starts
-`promptmill lsp --stdio` through the Generic LSP Client extension (docs/editors.md).
+so YAML editors offer completion and hover help offline. `.vscode/extensions.json`
+recommends promptmill's own VS Code extension (editors/vscode: the language server,
+the preview) and the YAML extension (docs/editors.md).
 
 Nothing is written when any target file exists, unless `force=True`.
 """

@@ -22,6 +22,8 @@ from .features.completion import complete_ids
 from .features.definition import definition
 from .features.diagnostics import Checker
 from .features.hover import hover
+from .features.preview import METHOD as PREVIEW
+from .features.preview import preview
 from .features.references import references, rename
 from .features.sections import budget_hover, section_hover
 from .features.statepaths import complete_state_paths
@@ -161,6 +163,14 @@ class PromptmillServer(LanguageServer):
         elif self.is_open(uri):
             self.overlay.put(uri, self.text(uri))
 
+    async def settled(self) -> None:
+        """Return once no lint waits nor runs: what a request answered after it sees includes every edit so far."""
+        while self._waiting is not None and not self._waiting.done():
+            await asyncio.wait({self._waiting})  # cancelled by a newer edit: the loop waits for that one's
+        if self._lint_lock is not None:
+            async with self._lint_lock:
+                pass
+
     def schedule_check(self, delay: float) -> None:
         """Lint after `delay`; a later call before the delay is over replaces this one (debounce)."""
         if self._waiting is not None and not self._waiting.done():
@@ -252,5 +262,24 @@ def build_server() -> PromptmillServer:
     def code_actions(ls: PromptmillServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         text = ls.text(params.text_document.uri)
         return quick_fixes(params.text_document.uri, text, list(params.context.diagnostics))
+
+    @server.feature(PREVIEW)
+    async def on_preview(ls: PromptmillServer, params: Any) -> dict[str, Any]:
+        """promptmill's own request (features/preview.py): a role rendered as the editor's preview shows it,
+        after the edits so far are linted, so the render is that of the buffers as they are now."""
+        if ls.checker.workspace.loaded is None and (ls._waiting is None or ls._waiting.done()):
+            ls.schedule_check(0)  # asked before any buffer was opened: lint once first
+        await ls.settled()
+        get = (lambda key: getattr(params, key, None)) if not isinstance(params, dict) else params.get
+        asked = {key: get(key) for key in ("uri", "role", "wire", "model", "state")}
+        uri = asked["uri"]
+        return preview(
+            asked,
+            bundles=ls.checker.workspace.bundles,
+            root=ls.root(),
+            role_of_file=ls.role_of(uri) if isinstance(uri, str) else None,
+            read=ls.read,
+            compiled=bool(ls.checker.workspace.bundles),
+        )
 
     return server
