@@ -1,5 +1,6 @@
-"""Hostile and careless input for `promptmill types` and the text it copies (issue 33), through the CLI (in-process, or as a real process with its address space capped where a
-regression could read without end or wait: /dev/zero, a FIFO, a huge file, output that is not UTF-8):
+"""Hostile and careless input for `promptmill types` and the text it copies (issue 33), through the CLI
+(in-process, or as a real process with its address space capped where a regression could read without end
+or wait: /dev/zero, a FIFO, a huge file, output that is not UTF-8):
 
 - a description, title, id or enum value holding NUL, a backslash, triple quotes, a bidi override or a
   line separator gives a module that imports (and says the text back, escaped);
