@@ -46,7 +46,7 @@ test:
 # the editors (lsp*), and the files that mostly start CLI processes, crash or soak builds, run type
 # checkers or build wheels (the slowest by --durations); hypothesis runs 25 examples (profile "fast")
 SLOW_TESTS := batch_engines web_page web_server web_hostile web_live web_itemlabels lsp lsp_checker \
-	lsp_completion lsp_hostile lsp_neovim lsp_preview hostile_cases hostile models_rules crash closed_output soak \
+	lsp_completion lsp_hostile lsp_neovim lsp_preview hostile_cases hostile_cases_more hostile models_rules crash closed_output soak \
 	types_checkers types_hostile types counts release tutorial review_snapshot_files review_diff_revisions \
 	batch batch_output no_skips architecture_doc vertex_sdk bedrock docs_site
 

@@ -258,3 +258,34 @@ def pytest_make_collect_report(collector):
     if _no_skips() and report.skipped:
         report.outcome = "failed"
         report.longrepr = f"skipped with PROMPTMILL_NO_SKIPS=1: {report.longrepr}"
+
+
+# -- two processes, the longest files first ------------------------------------------------
+# `-n 2 --dist loadfile` (the README's test command) gives each process one file at a time from a queue.
+# xdist orders that queue by the number of tests in a file, which put the long files with few tests (Spark
+# and Ray, the crash sweep, the release build) last: the run ended with one process alone on one of them.
+# Here the queue starts with the files that take longest (seconds of one process, measured with
+# --durations under -n 2; re-measure when a file grows), the rest after them in xdist's order, so the two
+# processes end close together. A file missing from the list costs nothing but balance.
+LONGEST_FIRST = (
+    "test_batch_engines.py",
+    "test_closed_output.py",
+    "test_hostile_cases.py",
+    "test_hostile_cases_more.py",
+    "test_lsp_hostile.py",
+    "test_schema_closures.py",
+    "test_types_checkers.py",
+)
+
+
+def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist: keep the order set below
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    count: dict[str, int] = {}
+    for item in items:
+        count[item.path.name] = count.get(item.path.name, 0) + 1
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), -count[item.path.name]))

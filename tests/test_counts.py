@@ -8,6 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from cli_inprocess import run_cli
 from promptmill import build_in_memory, counts
 from promptmill.cli.main import main
 
@@ -140,27 +141,32 @@ def test_a_broken_ratios_file_is_a_clear_error(make_project, monkeypatch):
     assert "Traceback" not in out.output
 
 
-# --- hostile input (issue 33): the real CLI as a process, against a real local server (or none) ---
+# --- hostile input (issue 33): the CLI against a real local server (or none); in-process (tests/cli_inprocess.py)
+# but for the FIFO, where a child that waited on the pipe would be stopped by its timeout, not hang the run
 
 SECRET = "OUTSIDE-THE-PROJECT-do-not-send-7f3a"
 
 
-def _cli(root, *args, env=None, timeout=60):
-    """`promptmill ARGS` as its own process in `root`: (exit code, stdout + stderr, seconds)."""
+def _cli(root, *args, env=None, timeout=60, process=False):
+    """`promptmill ARGS` in `root`, in-process or (`process`) as its own process: (exit code, stdout + stderr,
+    seconds). Keys, auth tokens and base URLs of the environment are removed; `env` adds its own."""
     import os
     import subprocess
     import sys
     import time
     from pathlib import Path
 
-    compiler = Path(__file__).resolve().parents[1] / "compiler"
-    full = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_AUTH_TOKEN", "_BASE_URL"))}
-    full.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
-    full.update({"PYTHONPATH": str(compiler), "NO_PROXY": "127.0.0.1", **(env or {})})
+    drop = [k for k in os.environ if k.endswith(("_API_KEY", "_AUTH_TOKEN", "_BASE_URL"))] + ["GOOGLE_GENAI_USE_VERTEXAI"]
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "promptmill.cli", *args], cwd=root, env=full, capture_output=True, text=True, timeout=timeout
-    )
+    if process:
+        compiler = Path(__file__).resolve().parents[1] / "compiler"
+        full = {k: v for k, v in os.environ.items() if k not in drop}
+        full.update({"PYTHONPATH": str(compiler), "NO_PROXY": "127.0.0.1", **(env or {})})
+        done = subprocess.run(
+            [sys.executable, "-m", "promptmill.cli", *args], cwd=root, env=full, capture_output=True, text=True, timeout=timeout
+        )
+    else:
+        done = run_cli(root, *args, env={**dict.fromkeys(drop), "NO_PROXY": "127.0.0.1", **(env or {})})
     said = done.stdout + done.stderr
     assert "Traceback" not in said and "PM000" not in said, said
     return done.returncode, said, time.monotonic() - started
@@ -320,7 +326,7 @@ def test_the_ratios_file_is_read_and_written_only_inside_the_project(make_projec
     # a FIFO or an oversized file is refused, never waited on or read whole
     os.unlink(root / "promptmill.ratios.json")
     os.mkfifo(root / "promptmill.ratios.json")
-    code, said, took = _cli(root, "compile", ".", timeout=30)
+    code, said, took = _cli(root, "compile", ".", timeout=30, process=True)
     assert code == 1 and "PM100" in said and took < 15, said
     os.unlink(root / "promptmill.ratios.json")
     (root / "promptmill.ratios.json").write_text('{"ratios": {}, "pad": "' + "x" * (1 << 20) + '"}')

@@ -2,18 +2,18 @@
 `render --model` does; ids, ratios and limits are checked where they are written; a likely typo of a known
 id is said even when a catch-all row serves it; no request body names a model its wire does not serve.
 
-The CLI runs as a real process (`promptmill ...`), as a user starts it."""
+The CLI runs in-process (tests/cli_inprocess.py): what is checked here is what a command says, exits with and
+writes; the same rules through a real `promptmill` process are tests/cases/hostile/models/ (test_hostile_cases.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
 from promptmill import build_in_memory
 from promptmill.runtime.models import (
     MAX_LIMIT_TOKENS,
@@ -23,8 +23,6 @@ from promptmill.runtime.models import (
     id_problem,
     row_problems,
 )
-
-COMPILER = Path(__file__).resolve().parents[1] / "compiler"
 
 ROLE = """\
 kind: role
@@ -37,9 +35,7 @@ model: {model}
 
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(COMPILER), env.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", "promptmill.cli", *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    return run_cli(root, *args)
 
 
 def project(make_project, model: str, extra: str = "", config: str = "prompts: prompts\n") -> Path:

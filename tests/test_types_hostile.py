@@ -1,4 +1,6 @@
-"""Hostile and careless input for `promptmill types` and the text it copies (issue 33), through the real CLI:
+"""Hostile and careless input for `promptmill types` and the text it copies (issue 33), through the CLI
+(in-process, or as a real process with its address space capped where a regression could read without end
+or wait: /dev/zero, a FIFO, a huge file, output that is not UTF-8):
 
 - a description, title, id or enum value holding NUL, a backslash, triple quotes, a bidi override or a
   line separator gives a module that imports (and says the text back, escaped);
@@ -21,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
+
 COMPILER = Path(__file__).resolve().parents[1] / "compiler"
 LIMIT_BYTES = 1 << 30  # the child's address space: today's code reading /dev/zero fails fast, not the machine
 
@@ -29,7 +33,15 @@ def _limit() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
 
 
-def cli(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def cli(root: Path, *args: str, timeout: float = 60, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """`promptmill ARGS` in `root`: in-process (tests/cli_inprocess.py), or with `process` as a child with its
+    address space capped (the cases that read /dev/zero, a FIFO or a huge file, where a regression would
+    exhaust memory or wait forever, and those whose output holds bytes that are not UTF-8)."""
+    if not process:
+        done = run_cli(root, *args, keys=True)
+        said = done.stdout + done.stderr
+        assert "Traceback" not in said and "PM000" not in said, said
+        return done
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(COMPILER), os.environ.get("PYTHONPATH", "")) if p)}
     done = subprocess.run(
         [sys.executable, "-m", "promptmill.cli", *args],
@@ -197,7 +209,7 @@ def test_compile_check_with_the_module_linked_to_dev_zero_is_pm017(tmp_path):
     root = small_project(tmp_path, CONFIG)
     (root / "app").mkdir()
     os.symlink("/dev/zero", root / "app" / "pm_types.py")
-    done = cli(root, "compile", "--check", timeout=30)
+    done = cli(root, "compile", "--check", timeout=30, process=True)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "app/pm_types.py: error[PM017] app/pm_types.py: the types module is behind a symbolic link that leads out of" in said
@@ -207,7 +219,7 @@ def test_compile_check_with_the_module_a_fifo_is_pm100_without_waiting(tmp_path)
     root = small_project(tmp_path, CONFIG)
     (root / "app").mkdir()
     os.mkfifo(root / "app" / "pm_types.py")
-    done = cli(root, "compile", "--check", timeout=30)
+    done = cli(root, "compile", "--check", timeout=30, process=True)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "app/pm_types.py: error[PM100] app/pm_types.py: the types module is a FIFO (named pipe)" in said
@@ -218,7 +230,7 @@ def test_compile_check_with_a_huge_module_says_stale(tmp_path):
     (root / "app").mkdir()
     with open(root / "app" / "pm_types.py", "wb") as fh:
         fh.truncate(3 << 30)  # sparse: 3 GB claimed, no disk used; more than the child may hold
-    done = cli(root, "compile", "--check", timeout=30)
+    done = cli(root, "compile", "--check", timeout=30, process=True)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "error[PM019] the types module app/pm_types.py is stale" in said
@@ -283,7 +295,7 @@ def test_a_file_name_that_is_not_utf8_is_pm102(tmp_path, command):
     root = tmp_path / "p"
     (root / "prompts").mkdir(parents=True)
     (root / "prompts" / os.fsdecode(b"h\xff.yaml")).write_text(ROLE, encoding="utf-8")
-    done = cli(root, command)
+    done = cli(root, command, process=True)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "h\\xff.yaml: error[PM102] the name is not UTF-8 text (byte 0xFF)" in said, said
