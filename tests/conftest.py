@@ -281,6 +281,23 @@ LONGEST_FIRST = (
 def pytest_configure(config):
     if hasattr(config.option, "loadscopereorder"):  # pytest-xdist: keep the order set below
         config.option.loadscopereorder = False
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        _compile_the_package()
+
+
+def _compile_the_package() -> None:
+    """Write promptmill's bytecode before the suite starts its hundreds of `promptmill` processes.
+
+    Where PYTHONDONTWRITEBYTECODE is set (it is on the machines CI runs on), a fresh clone never
+    gets `__pycache__`, and every child process compiled the whole package again: 0.6 s of CPU
+    more per `promptmill lint` with no bytecode at all, measured here. compileall writes it anyway;
+    on later runs it only compares timestamps.
+    """
+    import compileall
+
+    import promptmill
+
+    compileall.compile_dir(Path(promptmill.__file__).parent, quiet=2)
 
 
 def pytest_collection_modifyitems(config, items):
