@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -41,7 +42,23 @@ def run_cli(
     before = os.getcwd()
     os.chdir(cwd)
     try:
-        result = _runner().invoke(main, list(args), input=input, env=changes, catch_exceptions=False)
+        # CliRunner.isolation, not invoke: click 8.1's invoke reads the captured streams without flushing
+        # them after SystemExit, so what a failing command wrote to sys.stderr was lost (the lowest lock)
+        with _runner().isolation(input=input, env=changes) as streams:  # (stdout, stderr[, output]) buffers
+            try:
+                main.main(args=list(args), prog_name="promptmill")
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            out, err = streams[0].getvalue(), streams[1].getvalue()
     finally:
         os.chdir(before)
-    return subprocess.CompletedProcess(["promptmill", *args], result.exit_code, result.stdout, result.stderr)
+    return subprocess.CompletedProcess(["promptmill", *args], code, _decode(out), _decode(err))
+
+
+def _decode(data: bytes) -> str:
+    """As click's Result.stdout reads its bytes."""
+    return data.decode("utf-8", "replace").replace("\r\n", "\n")
