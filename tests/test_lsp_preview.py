@@ -5,6 +5,7 @@ render compared with `promptmill render --format json` of the same role, state a
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -144,8 +145,10 @@ async def test_preview_mistakes_are_data(project: Path) -> None:
     try:
         frag = opened(client, project, "prompts/fragments/voice.yaml") if (project / "prompts/fragments/voice.yaml").exists() else None
         if frag is not None:
-            assert (await ask(client, uri=frag))["error"]["message"].startswith("no role here")
-        assert "not compiled" in (await ask(client, role="nope"))["error"]["message"]
+            none = (await ask(client, uri=frag))["error"]
+            assert none["code"] == "PM802" and none["message"].startswith("no role here") and none["hint"]
+        unknown = (await ask(client, role="nope"))["error"]
+        assert unknown["code"] == "PM802" and "not compiled" in unknown["message"] and unknown["hint"]
         assert (await ask(client, role="helpdesk", wire="nope"))["error"]["code"] == "PM840"  # an unknown wire
         assert (await ask(client, role="helpdesk", wire="anthropic"))["error"]["code"] == "PM010"  # a wire the model is not for
         state_uri = opened(client, project, STATE)
@@ -153,5 +156,39 @@ async def test_preview_mistakes_are_data(project: Path) -> None:
         bad = await ask(client, role="helpdesk")
         assert bad["error"]["code"].startswith("PM") and "text" not in bad
         assert (await ask(client, role="helpdesk", state="../../etc/passwd"))["error"]["code"] == "PM017"
+    finally:
+        await client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_preview_hostile_states_and_fields(project: Path, tmp_path: Path) -> None:
+    """A state path that is a link out of the project, a FIFO, /dev/zero behind a link, a file over the
+    size limit, invalid UTF-8 and NUL, a name too long; and wrong types in every field: each answers
+    with its code and a hint, never PM000, never a failed request, and the server keeps answering."""
+    outside = tmp_path / "secret.yaml"
+    outside.write_text("customer: {name: Mallory}\nquestion: leaked\n", encoding="utf-8")
+    (project / "examples" / "out.state.yaml").symlink_to(outside)
+    os.mkfifo(project / "examples" / "fifo.state.yaml")
+    (project / "examples" / "zero.state.yaml").symlink_to("/dev/zero")
+    (project / "examples" / "huge.state.yaml").write_bytes(b"question: " + b"x" * (40 * 1024 * 1024) + b"\n")
+    (project / "examples" / "bytes.state.yaml").write_bytes(b"question: \xff\xfe\x00 nul\n")
+    client = await started(project)
+    try:
+        cases = {
+            "examples/out.state.yaml": "PM017",
+            "examples/fifo.state.yaml": "PM100",
+            "examples/zero.state.yaml": "PM017",  # the link resolves out of the project
+            "examples/huge.state.yaml": "PM100",
+            "examples/bytes.state.yaml": "PM100",  # not UTF-8: the server reads text files only
+            "examples/" + "n" * 300 + ".state.yaml": "PM100",
+        }
+        for state, code in cases.items():
+            got = await ask(client, role="helpdesk", state=state)
+            assert got["error"]["code"] == code and got["error"]["hint"], (state, got["error"])
+            assert "text" not in got and "leaked" not in json.dumps(got)
+        for wrong in (5, [], {"a": 1}, None, True, "\ud800", "\x00"):
+            got = await ask(client, uri=wrong, role=wrong, wire=wrong, model=wrong, state=wrong)
+            assert got.get("error", {}).get("code") != "PM000", (wrong, got)
+        assert (await ask(client, role="helpdesk"))["tokens"] > 0  # still answering
     finally:
         await client.shutdown_session()

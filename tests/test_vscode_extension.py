@@ -28,6 +28,7 @@ from typing import IO
 import pytest
 
 from promptmill.cli.scaffold import init
+from test_lsp_preview import render_json  # the same `promptmill render --format json` the server side is checked against
 
 REPO = Path(__file__).resolve().parent.parent
 EXT = REPO / "editors" / "vscode"
@@ -63,17 +64,6 @@ def vsix() -> Path:
     if not VSIX.exists():
         subprocess.run(["make", "--no-print-directory", "vscode"], cwd=REPO, check=True, timeout=900)
     return VSIX
-
-
-def render_json(root: Path, *args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-m", "promptmill.cli", "render", "helpdesk", "--format", "json", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout)
 
 
 def _home_with_promptmill(tmp_path: Path, on_path: bool | str) -> Path:

@@ -70,11 +70,18 @@ def preview(
     role = _text_param(params, "role") or role_of_file or (example_stem(active_state) if active_state else None)
     out["role"] = role
     if role is None:
-        out["error"] = {"code": "PM000", "message": "no role here: open a role's file (or one of its example states)", "hint": None}
+        out["error"] = {
+            "code": "PM802",
+            "message": "no role here: the active file is neither a role nor one of a role's example states",
+            "hint": "open a role's file (or its example state), or pick a role",
+        }
         return out
     if role not in bundles:
-        why = f"role {role!r} is not compiled" + ("" if compiled else ": the project has not compiled yet; fix the errors and it will")
-        out["error"] = {"code": "PM001", "message": why, "hint": None}
+        if compiled:
+            out["error"] = {"code": "PM802", "message": f"role {role!r} is not compiled", "hint": "pick one of `roles`"}
+        else:
+            why = f"role {role!r} is not compiled: the project has not compiled yet"
+            out["error"] = {"code": "PM001", "message": why, "hint": "fix the errors the Problems panel lists and it will"}
         return out
     state_rel = _text_param(params, "state")
     if state_rel is None:
@@ -136,8 +143,14 @@ def _read_state(root: Path, rel: str, read: Callable[[Path], str | None]) -> Any
     """An example state, from the editor's buffer when open, else the file; inside the project only."""
     path = (root / rel).resolve()
     if not path.is_relative_to(root.resolve()):
-        raise PromptmillError(f"{rel}: the state file must be inside the project", code="PM017")
+        raise PromptmillError(
+            f"{rel}: the state file must be inside the project", code="PM017", hint="pick a state file inside the project"
+        )
     text = read(path)
-    if text is None:
-        raise PromptmillError(f"{rel}: cannot read the state file", code="PM011")
+    if text is None:  # the server reads regular files inside the workspace only, bounded (docs/rules.md)
+        raise PromptmillError(
+            f"{rel}: cannot read the state file: missing, not a regular UTF-8 text file, or too large",
+            code="PM100",
+            hint="pick one of `states`, or a regular file inside the project",
+        )
     return read_state_stream(io.BytesIO(text.encode("utf-8")), max_bytes=MAX_STATE_FILE_BYTES, name=rel)
