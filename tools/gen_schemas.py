@@ -711,6 +711,15 @@ PROJECT = {
         ),
         "models": s("array", "Models", "Rows added to promptmill's model table, or replacing its rows (same pattern).", items=MODEL_ROW),
         "budget": BUDGET,
+        "runtimes": s(
+            "array",
+            "Runtimes",
+            "The runtimes that render this project's builds. With `typescript` listed, a template that needs Jinja (one the"
+            " compiler cannot turn into a plan) is an error, PM411, instead of a role only Python can render. Default: [python].",
+            items={"enum": ["python", "typescript"]},
+            minItems=1,
+            uniqueItems=True,
+        ),
         "search_path": s(
             "array",
             "Search path",

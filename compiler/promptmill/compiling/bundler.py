@@ -55,7 +55,7 @@ from ..runtime.bundle import FORMAT_VERSION, Contract, Origin, RoleBundle, Secti
 from ..runtime.counting import Counter
 from ..runtime.fill import assemble_rules, strip_text
 from ..runtime.itemmemo import item_reads
-from ..runtime.plans import build_plan
+from ..runtime.plans import build_plan, why_no_plan
 from ..runtime.tokenizers import get_tokenizer
 from ..runtime.tooldecl import normalize as normalize_tool
 from ..source.project import USER_RULES_SOURCE, Project
@@ -83,6 +83,7 @@ class _Ctx:
     diags: list[Diagnostic] = field(default_factory=list)
     source_ids: dict[str, str] = field(default_factory=dict)  # display path -> stable source id
     contract: Contract | None = None  # the role's output contract, compiled
+    portable: tuple[str, ...] = ()  # runtimes besides Python that promptmill.yaml's `runtimes:` names
 
     def use(self, template: Template) -> None:
         self.sources.add((template.source_file, template.doc.sha256))
@@ -184,12 +185,36 @@ def _template_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
     if not ok:
         return None
     if not static:
-        return _Body("template", {"template": source, "plan": build_plan(source)})
+        return _Body("template", {"template": source, "plan": _plan(ctx, s, source)})
     try:
         return _Body("static", {"text": strip_text(render_static(source))})
     except (RenderError, PromptmillError) as exc:
         ctx.diags.append(Diagnostic.at(s.pos("template"), "PM406", f"section '{s.id}': {exc.message}"))
         return None
+
+
+def _plan(ctx: _Ctx, s: SectionDef, source: str) -> Any:
+    """The template's plan; a template without one is a positioned error when the project says it must
+    also render in a runtime without Jinja (`runtimes:` in promptmill.yaml, PM411)."""
+    plan = build_plan(source)
+    if plan is None and ctx.portable and "template" in s.data:
+        why = why_no_plan(source)
+        line, what = why if why is not None else (1, "something a plan cannot do")
+        text = source.split("\n")[line - 1] if line <= source.count("\n") + 1 else ""
+        named = re.search(r"'(\w+)'", what)  # a filter, test or global: point at its name
+        found = re.search(rf"\b{named[1]}\b", text) if named else None
+        col = found.start() + 1 if found else next((m.start() + 1 for m in re.finditer(r"\{[{%]", text)), 1)
+        runtimes = ", ".join(ctx.portable)
+        ctx.diags.append(
+            Diagnostic.at(
+                s.doc.text_pos(s.path + ("template",), line, col),
+                "PM411",
+                f"section '{s.id}' needs Jinja for {what}, so it cannot render in the {runtimes} runtime (promptmill.yaml: runtimes)",
+                hint="use what a plan runs: lookups, the filters of docs/templates.md#portable-templates, for and if;"
+                " or compute the value into the state",
+            )
+        )
+    return plan
 
 
 def _items_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
@@ -213,7 +238,7 @@ def _items_body(ctx: _Ctx, s: SectionDef) -> _Body | None:
         source,
         dict(
             template=template,
-            plan=build_plan(template),
+            plan=_plan(ctx, s, template),
             item_reads=item_reads(source, template, item_name, order_path),
             path=tuple(data[source].split(".")) if source in data else (),
             declared=tuple(normalize_tool(t) for t in data.get("declare", ())),
@@ -441,6 +466,7 @@ def _context(composed: ComposedRole, index: Index, project: Project, counter: Co
     """The compile context of a role, with the files it is made of as its first sources."""
     declared = (composed.inputs or {}).get("properties", {})
     ctx = _Ctx(composed, index, counter, declared, conditions.compile_facts(composed.facts), diags=diags)
+    ctx.portable = tuple(r for r in project.config.get("runtimes", ()) if r != "python")
     ctx.source_ids = {t.doc.file: t.source_file for t in (*composed.chain, *(e.fragment for e in composed.context))}
     if project.config_doc is not None:
         ctx.source_ids[project.config_doc.file] = "promptmill.yaml"

@@ -112,6 +112,11 @@ CODES: dict[str, Code] = {
         "(an error when the object sets additionalProperties: false)",
     ),
     "PM410": Code("jinja-in-literal", "warning", "a section's `title` or `text` holds Jinja syntax, which is sent as written"),
+    "PM411": Code(
+        "needs-jinja",
+        "error",
+        "a template needs Jinja (it has no plan) while promptmill.yaml's `runtimes:` names a runtime without Jinja",
+    ),
     # budget and tokenizers
     "PM501": Code("static-over-budget", "error", "the sections that are never trimmed already exceed the budget"),
     "PM502": Code("unknown-tokenizer", "error", "the tokenizer or model is unknown"),

@@ -76,7 +76,10 @@ Plan = tuple[tuple[Any, ...], ...]
 
 
 class _NoPlan(Exception):
-    """The template uses something a plan cannot prove equal to Jinja."""
+    """The template uses something a plan cannot prove equal to Jinja; `node` is the innermost
+    node that was refused (set where it is first caught)."""
+
+    node: Any = None
 
 
 class _Defer(Exception):
@@ -97,30 +100,96 @@ def build_plan(source: str) -> Plan | None:
         return None
 
 
-def _statements(body: list[Any], loops: int) -> Plan:
-    """Steps for a block; `loops` counts the enclosing for-loops (-1: `loop` is ambiguous here)."""
+def why_no_plan(source: str) -> tuple[int, str] | None:
+    """Where and why `source` gets no plan: (line in the template, what a plan cannot do); None when it
+    gets one or does not parse (the template checks report that)."""
+    from .jinja.sandbox import environment
+
+    try:
+        tree = environment().parse(source)
+    except Exception:
+        return None
+    try:
+        _statements(tree.body, 0)
+    except _NoPlan as exc:
+        return (getattr(exc.node, "lineno", None) or 1), _refused(exc.node)
+    return None
+
+
+def _refused(node: Any) -> str:
+    """What a plan cannot do, in the words of a template's author."""
     from jinja2 import nodes
 
+    if isinstance(node, nodes.Filter) and node.name == "format" or isinstance(node, nodes.Mod):
+        return "formatting with a format that is not a short constant of fixed widths"
+    if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr) and node.node.attr == "format":
+        return "'.format()' with a format that is not a short constant of plain fields"
+    if isinstance(node, nodes.Filter):
+        if node.name in FILTERS:
+            return f"the filter '{node.name}' with keyword or computed arguments"
+        return f"the filter '{node.name}'"
+    if isinstance(node, nodes.Test):
+        return f"the test '{node.name}'"
+    if isinstance(node, nodes.Call):
+        return "a function or method call"
+    if isinstance(node, nodes.For):
+        return "a for loop with unpacking, a filter or recursion"
+    if isinstance(node, (nodes.Assign, nodes.AssignBlock)):
+        return "{% set %}"
+    if isinstance(node, (nodes.Macro, nodes.CallBlock)):
+        return "a macro"
+    if isinstance(node, nodes.Stmt):
+        return f"the {{% {type(node).__name__.lower()} %}} tag"
+    if isinstance(node, nodes.Name) and node.name in ("range", "dict"):
+        return f"the global '{node.name}'"
+    if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+        return "a lookup by an index or a computed key, of a private name, or of a name dicts also have as a method (items, keys, ...)"
+    if isinstance(node, nodes.Compare):
+        return "a chained comparison or an 'in' test"
+    if isinstance(node, nodes.BinExpr):
+        return f"the operator '{node.operator}'"
+    if isinstance(node, (nodes.List, nodes.Tuple, nodes.Dict)):
+        return "a list, tuple or dict literal"
+    if isinstance(node, nodes.CondExpr):
+        return "an inline if (x if c else y)"
+    if isinstance(node, nodes.Const):
+        return "a constant of this type"
+    return f"the expression {type(node).__name__}"
+
+
+def _statements(body: list[Any], loops: int) -> Plan:
+    """Steps for a block; `loops` counts the enclosing for-loops (-1: `loop` is ambiguous here)."""
     steps: list[tuple[Any, ...]] = []
     for node in body:
-        if isinstance(node, nodes.Output):
-            for part in node.nodes:
-                if isinstance(part, nodes.TemplateData):
-                    steps.append(("t", part.data))
-                else:
-                    steps.append(_output(part, loops))
-        elif isinstance(node, nodes.For):
-            if node.recursive or node.test is not None or not isinstance(node.target, nodes.Name) or node.target.name == "loop":
-                raise _NoPlan
-            inner = _statements(node.body, loops + 1 if loops >= 0 else -1)
-            steps.append(("for", node.target.name, _expr(node.iter, loops), inner, _statements(node.else_, -1)))
-        elif isinstance(node, nodes.If):
-            branches = [(_expr(node.test, loops), _statements(node.body, loops))]
-            branches += [(_expr(e.test, loops), _statements(e.body, loops)) for e in node.elif_]
-            steps.append(("if", tuple(branches), _statements(node.else_, loops)))
-        else:
-            raise _NoPlan
+        try:
+            _statement(node, loops, steps)
+        except _NoPlan as exc:
+            if exc.node is None:
+                exc.node = node
+            raise
     return tuple(steps)
+
+
+def _statement(node: Any, loops: int, steps: list[tuple[Any, ...]]) -> None:
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Output):
+        for part in node.nodes:
+            if isinstance(part, nodes.TemplateData):
+                steps.append(("t", part.data))
+            else:
+                steps.append(_output(part, loops))
+    elif isinstance(node, nodes.For):
+        if node.recursive or node.test is not None or not isinstance(node.target, nodes.Name) or node.target.name == "loop":
+            raise _NoPlan
+        inner = _statements(node.body, loops + 1 if loops >= 0 else -1)
+        steps.append(("for", node.target.name, _expr(node.iter, loops), inner, _statements(node.else_, -1)))
+    elif isinstance(node, nodes.If):
+        branches = [(_expr(node.test, loops), _statements(node.body, loops))]
+        branches += [(_expr(e.test, loops), _statements(e.body, loops)) for e in node.elif_]
+        steps.append(("if", tuple(branches), _statements(node.else_, loops)))
+    else:
+        raise _NoPlan
 
 
 def _output(node: Any, loops: int) -> tuple[Any, ...]:
@@ -134,6 +203,15 @@ def _output(node: Any, loops: int) -> tuple[Any, ...]:
 
 
 def _expr(node: Any, loops: int) -> tuple[Any, ...]:
+    try:
+        return _expr_of(node, loops)
+    except _NoPlan as exc:
+        if exc.node is None:
+            exc.node = node
+        raise
+
+
+def _expr_of(node: Any, loops: int) -> tuple[Any, ...]:
     from jinja2 import nodes
 
     if isinstance(node, nodes.Const):
