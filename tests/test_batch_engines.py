@@ -78,7 +78,7 @@ def test_parquet_input_gives_the_same_files_as_jsonl(data):
     assert (out / "requests-00001.jsonl").read_text(encoding="utf-8").splitlines() == data["expected"]["openai"][0]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="class")
 def ray_session():
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
@@ -98,37 +98,51 @@ def test_a_batch_renderer_takes_arrow_tables_and_pandas_frames(data):
     _check(frame.to_dict("records"), data["expected"]["openai"])
 
 
-def test_ray_map_batches_equals_promptmill_batch(data, ray_session):
-    from promptmill.batch.ray import render_dataset
+class TestOnRay:
+    """The Ray tests and the guide's examples (Ray, then Spark), one Ray session for them all: it is shut
+    down when they end, so Ray's own processes (raylet, agents, idle workers) do not run beside the Spark
+    tests and the other test worker."""
 
-    ds = ray_session.data.read_parquet(str(data["folder"] / "rows.parquet"), override_num_blocks=2)
-    out = render_dataset(
-        ds,
-        data["build"],
-        ROLE,
-        provider="openai",
-        id_column="id",
-        state_column="state",
-        concurrency=2,
-        num_cpus=0.5,
-        batch_size=8,
-        batch_format="pyarrow",
-    )
-    _check(out.take_all(), data["expected"]["openai"])
+    def test_ray_map_batches_equals_promptmill_batch(self, data, ray_session):
+        from promptmill.batch.ray import render_dataset
 
+        ds = ray_session.data.read_parquet(str(data["folder"] / "rows.parquet"), override_num_blocks=2)
+        out = render_dataset(
+            ds,
+            data["build"],
+            ROLE,
+            provider="openai",
+            id_column="id",
+            state_column="state",
+            concurrency=2,
+            num_cpus=0.5,
+            batch_size=8,
+            batch_format="pyarrow",
+        )
+        _check(out.take_all(), data["expected"]["openai"])
 
-def test_ray_preprocess_gives_llm_processor_rows(data, ray_session):
-    from promptmill.batch.ray import LLMPreprocess
+    def test_ray_preprocess_gives_llm_processor_rows(self, data, ray_session):
+        from promptmill.batch.ray import LLMPreprocess
 
-    good = [x for i, x in enumerate(data["items"]) if i not in (5, 9, 11)]
-    ds = ray_session.data.from_items(good)
-    pre = LLMPreprocess(data["build"], ROLE, id_column="id", state_column="state", sampling_params={"temperature": 0})
-    rows_out = sorted(ds.map(pre).take_all(), key=lambda r: int(r["custom_id"].split("-")[1]))
-    lines = [json.loads(x) for x in data["expected"]["openai"][0]]
-    assert [r["messages"] for r in rows_out] == [x["body"]["messages"] for x in lines]
-    assert rows_out[0]["sampling_params"] == {"temperature": 0}
-    payload = LLMPreprocess(data["build"], ROLE, shape="payload", id_column="id", state_column="state")(good[0])
-    assert payload["payload"] == lines[0]["body"]
+        good = [x for i, x in enumerate(data["items"]) if i not in (5, 9, 11)]
+        ds = ray_session.data.from_items(good)
+        pre = LLMPreprocess(data["build"], ROLE, id_column="id", state_column="state", sampling_params={"temperature": 0})
+        rows_out = sorted(ds.map(pre).take_all(), key=lambda r: int(r["custom_id"].split("-")[1]))
+        lines = [json.loads(x) for x in data["expected"]["openai"][0]]
+        assert [r["messages"] for r in rows_out] == [x["body"]["messages"] for x in lines]
+        assert rows_out[0]["sampling_params"] == {"temperature": 0}
+        payload = LLMPreprocess(data["build"], ROLE, shape="payload", id_column="id", state_column="state")(good[0])
+        assert payload["payload"] == lines[0]["body"]
+
+    def test_the_batch_guide_examples_print_what_the_guide_shows(self, data, ray_session, spark, monkeypatch, capsys):
+        monkeypatch.chdir(data["folder"])
+        for code, shown in _readme_blocks():
+            exec(compile(code, "docs/batch.md (python-batch)", "exec"), {})
+            # Ray's own processes may print a warning to the driver's stdout, "(raylet) WARNING: ... worker
+            # processes have been started", on a machine busy with other work (two test workers, say); those
+            # lines are Ray's, not the example's
+            printed = "".join(x for x in capsys.readouterr().out.splitlines(True) if "(raylet)" not in x)
+            assert printed.rstrip("\n") == shown.rstrip("\n"), code  # Spark's show() ends in a blank line
 
 
 @pytest.fixture(scope="module")
@@ -171,14 +185,3 @@ def _readme_blocks():
     found = re.findall(r"<!-- python-batch -->\n```python\n(.*?)```\n\n```text\n(.*?)```", text, re.S)
     assert len(found) == 3
     return found
-
-
-def test_the_batch_guide_examples_print_what_the_guide_shows(data, ray_session, spark, monkeypatch, capsys):
-    monkeypatch.chdir(data["folder"])
-    for code, shown in _readme_blocks():
-        exec(compile(code, "docs/batch.md (python-batch)", "exec"), {})
-        # Ray's own processes may print a warning to the driver's stdout, "(raylet) WARNING: ... worker
-        # processes have been started", on a machine busy with other work (two test workers, say); those
-        # lines are Ray's, not the example's
-        printed = "".join(x for x in capsys.readouterr().out.splitlines(True) if "(raylet)" not in x)
-        assert printed.rstrip("\n") == shown.rstrip("\n"), code  # Spark's show() ends in a blank line
