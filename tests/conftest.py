@@ -306,3 +306,46 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         count[item.path.name] = count.get(item.path.name, 0) + 1
     items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), -count[item.path.name]))
+
+
+# Where the suite's time goes, kept by CI: with PROMPTMILL_ARTIFACTS set, each test process writes
+# durations-<worker>.json there (per test file: seconds of wall time, of this process's CPU and of its
+# children's CPU, and the test count), so a slow run can be read afterwards without running it again.
+_file_times: dict[str, list[float]] = {}
+
+
+def _clock() -> tuple[float, float, float]:
+    import resource
+    import time
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.monotonic(), own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not os.environ.get("PROMPTMILL_ARTIFACTS"):
+        yield
+        return
+    start = _clock()
+    yield
+    end = _clock()
+    row = _file_times.setdefault(item.nodeid.split("::")[0], [0.0, 0.0, 0.0, 0])
+    for i in range(3):
+        row[i] += end[i] - start[i]
+    row[3] += 1
+
+
+def pytest_sessionfinish(session):
+    folder = os.environ.get("PROMPTMILL_ARTIFACTS")
+    if not folder or not _file_times:
+        return
+    import json
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    rows = {
+        f: {"wall": round(r[0], 2), "cpu": round(r[1], 2), "children_cpu": round(r[2], 2), "tests": r[3]} for f, r in _file_times.items()
+    }
+    out = Path(folder) / f"durations-{worker}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(dict(sorted(rows.items(), key=lambda kv: -kv[1]["wall"])), indent=1) + "\n", encoding="utf-8")
