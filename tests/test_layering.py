@@ -29,6 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "compiler" / "promptmill"
 sys.path.insert(0, str(ROOT / "tools"))
+import graph_svg  # noqa: E402
 import import_graph  # noqa: E402  (tools/import_graph.py: the one reader of the imports, also behind docs/ARCHITECTURE.md's picture)
 
 # stage -> the stages its modules may import (besides their own). Ordered along the pipeline:
@@ -186,4 +187,10 @@ def test_the_architecture_picture_is_the_graph() -> None:
     doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     assert import_graph.START in doc
     assert import_graph.updated(doc) == doc, "the picture is stale: run python tools/import_graph.py"
-    assert '["wires/"]' in doc and "n_request --> n_registry" in doc  # guards the drawing itself
+    for path, svg in import_graph.pictures().items():  # the SVG pictures the page shows
+        assert path.read_text(encoding="utf-8") == svg, f"{path.name} is stale: run python tools/import_graph.py"
+    # guards the drawing itself: every stage is a box, an import a path of arrows implies is not drawn
+    stages = (ROOT / "docs" / "img" / "architecture" / "stages.svg").read_text(encoding="utf-8")
+    assert all(f">{import_graph._name(s)}</text>" in stages for s in {_stage(m) for m in MODULES})
+    (_, edges, _), _ = import_graph._graphs()
+    assert ("cli", "runtime") in edges and stages.count("marker-end=") == len(graph_svg.reduced(edges)) < len(edges)

@@ -5,8 +5,9 @@
 
 Every import counts: at module level, inside functions and under `if TYPE_CHECKING:`; the public
 facade's lazy imports (promptmill/__init__.py's `_LAZY`) count too. tests/test_layering.py checks
-this graph (stages go one way, no circle); the picture draws it twice in Mermaid: the stages (folders),
-and the modules of the render path (runtime/) with the stages after it.
+this graph (stages go one way, no circle); the picture draws it twice as SVG (tools/graph_svg.py, in
+docs/img/architecture/): the stages (folders), and the modules of the render path (runtime/) with the
+stages after it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # graph_svg, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "compiler" / "promptmill"
@@ -101,16 +104,15 @@ def _id(text: str) -> str:
     return "n_" + "".join(c if c.isalnum() else "_" for c in text)
 
 
-def picture() -> str:
-    """Two Mermaid graphs: stage -> stage, and the render path's modules (runtime/) with the stages after it."""
+IMG = ROOT / "docs" / "img" / "architecture"
+
+
+def _graphs() -> tuple[tuple[list[str], list[tuple[str, str]], dict[str, str]], tuple[list[str], list[tuple[str, str]]]]:
+    """The stage graph (nodes, edges, labels) and the render path's graph (runtime/'s modules, the stages after it)."""
     g = graph()
+    stages = sorted({stage(m) for m in MODULES})
     stage_edges = sorted({(stage(m), stage(w)) for m, deps in g.items() for w in deps if stage(m) != stage(w) != "core"})
-    lines = [START, "", "Stages (an arrow: imports from; every stage may use `core/`, not drawn):", "", "```mermaid", "flowchart LR"]
-    for name in sorted({stage(m) for m in MODULES}):
-        lines.append(f'    {_id(name)}["{_name(name)}"]')
-    lines += [f"    {_id(a)} --> {_id(b)}" for a, b in stage_edges]
-    lines += ["```", "", "The render path's modules (`runtime/`, its `schema/` and `jinja/` folded) and the stages after it:", ""]
-    lines += ["```mermaid", "flowchart TB"]
+    labels = {s: _name(s) for s in stages}
 
     def node(m: str) -> str:
         s = stage(m)
@@ -123,11 +125,40 @@ def picture() -> str:
     later = {"wires", "explain", "replies", "runtime.schema", "runtime.jinja", "runtime", "core"}
     shown = [m for m in MODULES if stage(m) in later and stage(m) != "core"]
     edges = sorted({(node(m), node(w)) for m in shown for w in g[m] if stage(w) in later - {"core"} and node(m) != node(w)})
-    for name in sorted({node(m) for m in shown}):
-        lines.append(f'    {_id(name)}["{name}"]')
-    lines += [f"    {_id(a)} --> {_id(b)}" for a, b in edges]
-    lines += ["```", "", END]
-    return "\n".join(lines)
+    return (stages, stage_edges, labels), (sorted({node(m) for m in shown}), edges)
+
+
+def pictures() -> dict[Path, str]:
+    """The two pictures as SVG files (tools/graph_svg.py draws them)."""
+    from graph_svg import layered_svg
+
+    (stages, stage_edges, labels), (modules_, edges) = _graphs()
+    return {
+        IMG / "stages.svg": layered_svg(
+            stages, stage_edges, labels=labels, title="promptmill's stages: an arrow points at what a stage imports"
+        ),
+        IMG / "render-path.svg": layered_svg(modules_, edges, title="The render path's modules (runtime/) and the stages after it"),
+    }
+
+
+def picture() -> str:
+    """The doc's text between the markers: the two pictures, stage -> stage and the render path's modules."""
+    return "\n".join(
+        [
+            START,
+            "",
+            "Stages (an arrow points at what a stage imports; every stage may use `core/`, and an import that a path of"
+            " arrows already implies is not drawn):",
+            "",
+            "![promptmill's stages and their imports](img/architecture/stages.svg)",
+            "",
+            "The render path's modules (`runtime/`, its `schema/` and `jinja/` folded) and the stages after it, drawn the same way:",
+            "",
+            "![the render path's modules and their imports](img/architecture/render-path.svg)",
+            "",
+            END,
+        ]
+    )
 
 
 def updated(text: str) -> str:
@@ -142,14 +173,20 @@ def updated(text: str) -> str:
 def main(argv: list[str]) -> int:
     text = DOC.read_text(encoding="utf-8")
     new = updated(text)
+    files = pictures()
+    stale = [p for p, svg in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != svg]
     if "--check" in argv:
-        if new != text:
+        if new != text or stale:
             print(f"{DOC.relative_to(ROOT)}: the import graph is stale; run: python tools/import_graph.py", file=sys.stderr)
             return 1
         return 0
     if new != text:
         DOC.write_text(new, encoding="utf-8")
         print(f"wrote {DOC.relative_to(ROOT)}")
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(files[path], encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 
