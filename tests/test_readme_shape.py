@@ -4,6 +4,7 @@ and every section that moved out one link away. Its examples run in tests/test_t
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -11,27 +12,10 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 LINES = README.split("\n")
 SCREEN = 45  # lines a laptop terminal or a repository page shows before scrolling
 
-# the README's sections before the documentation site, and where each went
-MOVED = {
-    "Tutorial": "docs/tutorial.md",
-    "The shipped prompts": "docs/library.md",
-    "Templates": "docs/templates.md",
-    "Compile, lint and CI": "docs/ci.md",
-    "Reviewing prompt changes": "docs/reviewing.md",
-    "The runtime": "docs/runtime.md",
-    "Typed application code": "docs/typed.md",
-    "The token budget": "docs/budget.md",
-    "Providers": "docs/providers.md",
-    "Batch rendering": "docs/batch.md",
-    "Composing prompts": "docs/composition.md",
-    "Previewing prompts": "docs/preview.md",
-    "Web preview": "docs/preview.md",
-    "Performance": "docs/performance.md",
-    "Limits and rules": "docs/rules.md",
-    "Errors": "docs/errors.md",
-    "Testing": "docs/testing.md",
-    "Repository layout": "docs/layout.md",
-}
+# the README's sections before the documentation site (by anchor), and the page each moved to: the one
+# table, which the docs site's hook also uses to send old README links to their page
+sys.path.insert(0, str(ROOT / "tools"))
+from mkdocs_hooks import README_SECTIONS  # noqa: E402
 
 
 def test_the_readme_is_short() -> None:
@@ -56,9 +40,9 @@ def test_the_readme_test_command_is_the_one_ci_runs() -> None:
 
 def test_every_moved_section_is_one_link_away() -> None:
     links = set(re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README))
-    for section, page in MOVED.items():
-        assert page in links, f"README.md has no link to {page} (once its section {section!r})"
-        assert (ROOT / page).is_file(), page
+    for anchor, page in README_SECTIONS.items():
+        assert f"docs/{page}" in links, f"README.md has no link to docs/{page} (once its section #{anchor})"
+        assert (ROOT / "docs" / page).is_file(), page
 
 
 def test_every_relative_link_of_the_readme_leads_to_a_file() -> None:

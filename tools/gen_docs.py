@@ -153,6 +153,11 @@ def _links(text: str) -> str:
     return _cell(re.sub(r"(https?://[^\s;,)]+)", r"<\1>", text))
 
 
+def _figure(value: int | None) -> str:
+    """A limit of the model table: the number, or "-" where the table gives none (not 0, which would be a limit)."""
+    return "-" if value is None else f"{value:,}"
+
+
 def models_page() -> str:
     data = json.loads(MODELS.read_text(encoding="utf-8"))
     lines = [
@@ -174,7 +179,7 @@ def models_page() -> str:
         cache_text = f"{cache['min_tokens']:,}, {cache['breakpoints']}" if cache else "-"
         structured = {True: "yes", False: "no"}.get(row.get("structured_output"), "-")
         lines.append(
-            f"| `{row['pattern']}` | {row['provider']} | {row['context_window']:,} | {row.get('max_output_tokens', 0):,} | "
+            f"| `{row['pattern']}` | {row['provider']} | {row['context_window']:,} | {_figure(row.get('max_output_tokens'))} | "
             f"{kind} | {cache_text} | {structured} | {_links(row['source'])} |"
         )
     lines += ["", "## Known model ids\n", _prose(data["known_ids_comment"]) + "\n"]
