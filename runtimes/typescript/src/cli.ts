@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// `promptmill-ts render ROLE --build DIR --state FILE [--format text|json|WIRE] [--budget N] [--model M]
+// [--provider P] [--event start|continue]`: prints exactly the bytes `promptmill render ... --build DIR` prints
+// (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
+
+import { readFileSync, statSync, existsSync } from "node:fs";
+import { parseDocument } from "yaml";
+import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
+import { PromptmillError } from "./errors.js";
+import { Runtime } from "./engine.js";
+import { requestData, requestText, type PromptRequest } from "./request.js";
+import { payloadFor } from "./payloads.js";
+
+const WIRE_NAMES = ["text", "live", "openai", "openai-responses", "anthropic", "anthropic-bedrock", "anthropic-vertex", "gemini", "gemini-vertex", "bedrock"];
+const PAYLOAD_FORMATS = WIRE_NAMES.filter((w) => w !== "text");
+const RENDER_FORMATS = ["pretty", "text", "json", ...PAYLOAD_FORMATS];
+const EVENTS = ["start", "continue"];
+const MAX_STATE_FILE_BYTES = 8 * 1024 * 1024;
+
+class UsageError extends Error {}
+
+interface Args {
+  role: string;
+  state: string | null;
+  build: string | null;
+  format: string;
+  budget: number | null;
+  provider: string | null;
+  model: string | null;
+  event: string;
+}
+
+const USAGE = "Usage: promptmill-ts render [OPTIONS] ROLE";
+
+function choice(name: string, value: string, choices: string[]): string {
+  if (!choices.includes(value)) {
+    throw new UsageError(`Invalid value for '${name}': '${value}' is not one of ${choices.map((c) => `'${c}'`).join(", ")}.`);
+  }
+  return value;
+}
+
+function parseArgs(argv: string[]): Args {
+  if (argv[0] !== "render") throw new UsageError(argv.length ? `No such command '${argv[0]}'.` : "Missing command.");
+  const args: Args = { role: "", state: null, build: null, format: "pretty", budget: null, provider: null, model: null, event: "start" };
+  const positional: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    let a = argv[i];
+    let value: string | undefined;
+    if (a.startsWith("--") && a.includes("=")) {
+      value = a.slice(a.indexOf("=") + 1);
+      a = a.slice(0, a.indexOf("="));
+    }
+    const take = (): string => {
+      if (value !== undefined) return value;
+      if (i + 1 >= argv.length) throw new UsageError(`Option '${a}' requires an argument.`);
+      return argv[++i];
+    };
+    switch (a) {
+      case "--state":
+        args.state = take();
+        break;
+      case "--build":
+        args.build = take();
+        break;
+      case "--format":
+        args.format = choice("--format", take(), RENDER_FORMATS);
+        break;
+      case "--budget": {
+        const v = take();
+        if (!/^\s*[-+]?\d+\s*$/.test(v)) throw new UsageError(`Invalid value for '--budget': '${v}' is not a valid integer.`);
+        args.budget = Number(v);
+        break;
+      }
+      case "--provider":
+        args.provider = choice("--provider", take(), WIRE_NAMES);
+        break;
+      case "--model":
+        args.model = take();
+        break;
+      case "--event":
+        args.event = choice("--event", take(), EVENTS);
+        break;
+      default:
+        if (a.startsWith("-") && a !== "-") throw new UsageError(`No such option: ${a}`);
+        positional.push(a);
+    }
+  }
+  if (positional.length !== 1) throw new UsageError(positional.length ? `Got unexpected extra argument (${positional[1]})` : "Missing argument 'ROLE'.");
+  args.role = positional[0];
+  return args;
+}
+
+function stateFail(path: string, problem: string, code = "PM813", hint: string | null = null): PromptmillError {
+  return new PromptmillError(code, `state file ${path}: ${problem}`, hint);
+}
+
+function blank(text: string): boolean {
+  return text.split(/\r\n|\r|\n/).every((line) => !line.trim() || line.trimStart().startsWith("#"));
+}
+
+/** YAML 1.1 data as PyYAML's safe loader gives it: integers as bigint, floats as numbers, mappings as Maps. */
+function yamlToJson(node: unknown): Json {
+  if (node === null || node === undefined) return null;
+  if (typeof node === "boolean" || typeof node === "string" || typeof node === "bigint") return node;
+  if (typeof node === "number") return node;
+  if (Array.isArray(node)) return node.map(yamlToJson);
+  if (node instanceof Map) return new Map([...node.entries()].map(([k, v]) => [String(k), yamlToJson(v)]));
+  if (node instanceof Date) throw new Error("a timestamp is not JSON data");
+  if (typeof node === "object") return new Map(Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, yamlToJson(v)]));
+  throw new Error(`not JSON data: ${typeof node}`);
+}
+
+/** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state). */
+export function readState(path: string): Json {
+  const dot = path.lastIndexOf(".");
+  const suffix = dot > path.lastIndexOf("/") ? path.slice(dot).toLowerCase() : "";
+  if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${suffix || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
+  if (!existsSync(path)) throw stateFail(path, "no such file");
+  const st = statSync(path);
+  if (!st.isFile()) throw stateFail(path, "is not a regular file", "PM813", "name a regular file, or pipe the state in: --state - (standard input)");
+  if (st.size > MAX_STATE_FILE_BYTES) throw stateFail(path, `is over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`, "PM812");
+  const raw = readFileSync(path);
+  const text = new TextDecoder("utf-8").decode(raw);
+  if (blank(text)) return new Map();
+  if (suffix === ".json") {
+    try {
+      return parse(text.replace(/^\ufeff/, ""));
+    } catch (exc) {
+      if (exc instanceof JsonSyntaxError) throw stateFail(path, `not valid JSON: ${exc.message}`);
+      throw exc;
+    }
+  }
+  const doc = parseDocument(text, { version: "1.1", intAsBigInt: true, uniqueKeys: false, merge: true });
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    const where = e.linePos ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : "";
+    throw stateFail(path, `not valid YAML${where}: ${e.message.split("\n")[0]}`);
+  }
+  const data = yamlToJson(doc.toJS({ mapAsMap: true }));
+  return data === null ? new Map() : data;
+}
+
+function renderOutput(req: PromptRequest, format: string): [string, boolean] {
+  if (format === "text") return [requestText(req), Boolean(process.stdout.isTTY)];
+  if (format === "json") return [dumps(requestData(req), { indent: 2, ensureAscii: false }), true];
+  if (format === "pretty") throw new PromptmillError("PM010", "--format pretty is not supported by promptmill-ts; use text or json");
+  return [dumps(payloadFor(format, req), { indent: 2, ensureAscii: false }), true];
+}
+
+function fail(exc: PromptmillError): void {
+  process.stderr.write(`promptmill: error[${exc.code}]: ${exc.message}\n`);
+  if (exc.hint) process.stderr.write(`    hint: ${exc.hint}\n`);
+}
+
+export function main(argv: string[]): number {
+  let args: Args;
+  try {
+    args = parseArgs(argv);
+  } catch (exc) {
+    if (exc instanceof UsageError) {
+      process.stderr.write(`${USAGE}\nTry 'promptmill-ts render --help' for help.\n\nError: ${exc.message}\n`);
+      return 2;
+    }
+    throw exc;
+  }
+  try {
+    const state = args.state ? readState(args.state) : new Map();
+    let provider = args.provider;
+    if (PAYLOAD_FORMATS.includes(args.format)) {
+      if (provider !== null && provider !== args.format) {
+        process.stderr.write(`${USAGE}\nTry 'promptmill-ts render --help' for help.\n\nError: --format ${args.format} needs --provider ${args.format} (or no --provider)\n`);
+        return 2;
+      }
+      provider = args.format;
+    }
+    if (args.format === "text" && provider === null && args.model === null) provider = "text";
+    if (args.build === null) throw new PromptmillError("PM010", "promptmill-ts renders from a build folder: name it with --build DIR", "compile the prompts first: promptmill compile");
+    const runtime = Runtime.load(args.build);
+    const req = runtime.render(args.role, state as JsonObject, { budget: args.budget, provider, event: args.event, model: args.model });
+    if (!isObject(state)) throw new PromptmillError("PM810", "the state must be a mapping");
+    const [text, newline] = renderOutput(req, args.format);
+    process.stdout.write(text + (newline ? "\n" : ""));
+    return 0;
+  } catch (exc) {
+    if (exc instanceof PromptmillError) {
+      fail(exc);
+      return 1;
+    }
+    process.stderr.write(`promptmill: error[PM000]: internal error: ${(exc as Error)?.stack ?? String(exc)} (a bug)\n`);
+    return 3;
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,255 @@
+// The runtime: load a build once, render roles many times (docs/bundle-format.md section 4; Python runtime/engine.py).
+//
+//   const rt = Runtime.load("build");
+//   const req = rt.render("executor", state, { budget: 8000 });
+//   requestData(req)   // the render document, as `promptmill render --format json` prints it
+
+import { type Json, type JsonObject, isObject } from "./pyjson.js";
+import { PromptmillError, unknownRoleError } from "./errors.js";
+import { loadBuild, type Manifest, type RoleBundle, type Section } from "./bundle.js";
+import { conditionContext, evaluate, EVENTS } from "./conditions.js";
+import { PreparedRole, StateError, makeCandidate, uniqueToolNames, type Candidate, type ItemChecker } from "./fill.js";
+import { Fitter, budgetError, type CounterLike, type WireLike } from "./fit.js";
+import { assemble, type Counted } from "./assemble.js";
+import { type PromptRequest, isPresent } from "./request.js";
+import { typeName } from "./pyfmt.js";
+import { getCounter } from "./counting.js";
+import { getWire } from "./wire.js";
+import * as tooldecl from "./tooldecl.js";
+
+export interface RenderOptions {
+  budget?: number | null;
+  provider?: string | null;
+  model?: string | null;
+  event?: string;
+  validate?: boolean;
+}
+
+/** What validates a state against a role's inputs (TS-state's schema validator and state limits). */
+export interface StateChecks {
+  /** Check the state's size limits and validate it against `inputs` (lazy lists skipped): throw a StateError. */
+  state(bundle: RoleBundle, state: JsonObject): void;
+  /** Check one offered item of a lazy list: throw a StateError naming what is wrong. */
+  lazyItem(bundle: RoleBundle, path: string[], index: number, item: Json): void;
+}
+
+const NO_CHECKS: StateChecks = { state: () => undefined, lazyItem: () => undefined };
+
+export class Runtime {
+  private prepared = new Map<string, PreparedRole>();
+  private counters = new Map<string, CounterLike>();
+
+  constructor(
+    readonly bundles: Map<string, RoleBundle>,
+    readonly baseDir: string | null = null,
+    readonly manifest: Manifest | null = null,
+    readonly checks: StateChecks = defaultChecks(),
+  ) {}
+
+  /** Read `buildDir/manifest.json` and every bundle it lists (SHA-256 checked); PM801 on anything malformed. */
+  static load(buildDir = "build", checks?: StateChecks): Runtime {
+    const { root, manifest, bundles } = loadBuild(buildDir);
+    return new Runtime(bundles, root, manifest, checks ?? defaultChecks());
+  }
+
+  get roles(): string[] {
+    return [...this.bundles.keys()].sort();
+  }
+
+  bundle(role: string): RoleBundle {
+    const found = this.bundles.get(role);
+    if (found === undefined && this.manifest?.abstract.includes(role)) {
+      throw unknownRoleError(`role '${role}' is abstract: other roles extend it, it is never rendered itself`, abstractHint(role, this.roles));
+    }
+    if (found === undefined) throw unknownRoleError(`no role '${role}' in this build`, roleHint(nearest(role, this.roles, 3, 0.5), this.roles));
+    return found;
+  }
+
+  counter(tokenizer: string): CounterLike {
+    let c = this.counters.get(tokenizer);
+    if (c === undefined) {
+      c = getCounter(tokenizer, this.baseDir ?? ".") as CounterLike;
+      this.counters.set(tokenizer, c);
+    }
+    return c;
+  }
+
+  private prepare(bundle: RoleBundle, key: string): PreparedRole {
+    let p = this.prepared.get(key);
+    if (p === undefined) {
+      const checks = this.checks;
+      const checker: ItemChecker = {
+        lazyItem: (path, index, item) => checks.lazyItem(bundle, path, index, item),
+        toolProblems: (item) => tooldecl.problems(item),
+        toolWithDefaults: (item) => tooldecl.withDefaults(item),
+      };
+      p = new PreparedRole(bundle, checker);
+      this.prepared.set(key, p);
+    }
+    return p;
+  }
+
+  /** Fill `role` with `state` and fit it to the budget (Python `Runtime.render`). */
+  render(role: string, state: JsonObject | null = null, options: RenderOptions = {}): PromptRequest {
+    const event = options.event ?? "start";
+    const validate = options.validate ?? true;
+    const model = options.model ?? null;
+    if (model !== null) throw new PromptmillError("PM010", `rendering for a model named at render time (--model ${model}) is not supported by this runtime yet`);
+    let bundle = this.bundle(role);
+    let prepared = this.prepare(bundle, role);
+    const provider = options.provider ?? bundle.provider;
+    const wire = getWire(provider) as unknown as WireLike;
+    if (!EVENTS.includes(event)) throw new PromptmillError("PM010", `unknown event '${event}'; expected one of: ${EVENTS.join(", ")}`);
+    const st: JsonObject = state ?? new Map();
+    let chosen: JsonObject | null = null;
+    let req: PromptRequest;
+    try {
+      if (!isObject(st)) throw new StateError(role, [["state", `must be a mapping, got ${typeName(st as Json)}`]]);
+      if (bundle.parents.length) {
+        const condCtx = conditionContext(bundle.id, bundle.category, bundle.model, st, wire.name, event);
+        const index = bundle.parents.findIndex((c) => evaluate(c.when, condCtx));
+        if (index >= 0) {
+          const choice = bundle.parents[index];
+          chosen = new Map<string, Json>([
+            ["type", "parent_chosen"],
+            ["parent", choice.parent],
+            ["candidate", BigInt(index)],
+            ["when", choice.when],
+          ]);
+          bundle = choice.bundle;
+          prepared = this.prepare(bundle, `${role}#${index}`);
+        } else {
+          chosen = new Map<string, Json>([
+            ["type", "parent_chosen"],
+            ["parent", bundle.defaultParent],
+            ["candidate", null],
+            ["when", null],
+          ]);
+        }
+      }
+      const [limit, origins, marginTokens, counted] = this.budget(bundle, wire, options.budget ?? null);
+      if (validate) this.checks.state(bundle, st);
+      const counter = this.counter(bundle.tokenizer);
+      const ctx = prepared.context(st);
+      const condCtx = conditionContext(bundle.id, bundle.category, model ?? bundle.model, st, wire.name, event);
+      const cands: Candidate[] = [];
+      const skipped: Section[] = [];
+      bundle.sections.forEach((spec, index) => {
+        if (spec.when !== null && !evaluate(spec.when, condCtx)) {
+          skipped.push(spec);
+          return;
+        }
+        cands.push(makeCandidate(prepared, spec, index, st, ctx, condCtx, validate));
+      });
+      if (cands.some((c) => c.spec.kind === "tools")) uniqueToolNames(cands, this.reservedTools(bundle, wire));
+      const normalize = (item: Json) => tooldecl.normalize(item) as JsonObject;
+      const result = new Fitter(prepared, wire, counter, limit, ctx, normalize).fit(cands);
+      req = assemble(prepared, wire, counter, normalize, result, skipped, limit, origins, marginTokens, st, counted);
+    } catch (exc) {
+      if (exc instanceof StateError && !exc.role) throw new StateError(role, exc.errors, exc.code);
+      throw exc;
+    }
+    if (chosen !== null) req.events = [chosen, ...req.events];
+    requireContent(role, req, req.budget);
+    return req;
+  }
+
+  private reservedTools(bundle: RoleBundle, wire: WireLike): Map<string, string> {
+    const contract = bundle.output;
+    if (contract === null || (contract.style !== "return_call" && contract.style !== "native")) return new Map();
+    const names = wire.extraTools(contract, bundle.toolMode).map((t) => t.get("name") as string);
+    if (contract.style === "return_call" && contract.returnTool !== null) names.push(contract.returnTool.get("name") as string);
+    return new Map(names.map((n) => [n, `the return tool of output contract '${contract.id}'`]));
+  }
+
+  private budget(bundle: RoleBundle, wire: WireLike, budget: number | null): [number, Map<string, string>, number, Counted] {
+    const b = bundle.budget;
+    const origins = new Map(b.origins);
+    const margin = b.margin !== null ? b.margin : wire.defaultMargin;
+    if (b.margin === null && wire.defaultMargin) origins.set("margin", `provider ${wire.name} default (counts are estimates)`);
+    const maxTokens = b.maxTokens;
+    const reserve = b.reserve;
+    const counted: Counted = { ratio: 1.0, origin: "", model: null, maxTokens, reserve, limit: 0, ratioFor: null, breakpoints: null };
+    if (wire.estimate) throw new PromptmillError("PM010", `the ${wire.name} wire counts with a model ratio, which this runtime does not support yet`);
+    let room = maxTokens - reserve;
+    if (budget !== null) {
+      if (!Number.isInteger(budget) || budget <= 0) throw budgetError(`budget must be a positive integer, got ${budget}`, null, "PM831");
+      if (budget < room) {
+        origins.set("budget", `render-time budget ${budget}`);
+        room = budget;
+      } else origins.set("budget", `render-time budget ${budget}, capped at the role's ${room}`);
+    }
+    const marginTokens = Math.ceil(room * margin);
+    const modelLimit = room - marginTokens;
+    const limit = Number(counted.ratio) === 1 ? modelLimit : Math.floor(modelLimit / Number(counted.ratio));
+    counted.limit = modelLimit;
+    return [limit, origins, marginTokens, counted];
+  }
+}
+
+function requireContent(role: string, req: PromptRequest, limit: number): void {
+  if (req.sections.some(isPresent)) return;
+  const dropped = req.sections.filter((s) => s.status === "dropped").map((s) => s.id);
+  if (dropped.length) {
+    throw budgetError(
+      `role '${role}': the budget of ${limit} tokens holds no section; dropped: ${dropped.join(", ")}`,
+      "raise the budget (render(..., budget=N) or budget.max_tokens), or shorten what the state sends",
+    );
+  }
+}
+
+function defaultChecks(): StateChecks {
+  return NO_CHECKS;
+}
+
+function roleList(roles: string[], shown = 20): string {
+  return roles.slice(0, shown).join(", ") + (roles.length > shown ? ", ..." : "");
+}
+
+function abstractHint(role: string, roles: string[]): string {
+  if (!roles.length) return `the build holds no roles yet: add one with \`extends: ${role}\` and compile`;
+  return "render one of the roles: " + roleList(roles);
+}
+
+function roleHint(close: string[], roles: string[]): string {
+  if (close.length) return didYouMean(close);
+  if (!roles.length) return "the build holds no roles: add a `kind: role` template (abstract roles are not built) and compile";
+  return "roles: " + roleList(roles);
+}
+
+function didYouMean(names: string[]): string {
+  return "did you mean " + names.map((n) => `'${n}'`).join(" or ") + "?";
+}
+
+/** difflib.get_close_matches(word, possibilities, n=3, cutoff) as Python's core/suggest does it. */
+function nearest(word: string, options: string[], n = 3, cutoff = 0.6): string[] {
+  const scored = options
+    .map((o) => [ratio(word, o), o] as [number, string])
+    .filter(([r]) => r >= cutoff)
+    .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0));
+  return scored.slice(0, n).map(([, o]) => o);
+}
+
+/** difflib.SequenceMatcher(None, a, b).ratio() (without the autojunk heuristic, which needs 200+ characters). */
+function ratio(a: string, b: string): number {
+  const matches = (a0: number, a1: number, b0: number, b1: number): number => {
+    let best = 0;
+    let bi = a0;
+    let bj = b0;
+    for (let i = a0; i < a1; i++) {
+      for (let j = b0; j < b1; j++) {
+        let k = 0;
+        while (i + k < a1 && j + k < b1 && a[i + k] === b[j + k]) k++;
+        if (k > best) {
+          best = k;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (!best) return 0;
+    return best + matches(a0, bi, b0, bj) + matches(bi + best, a1, bj + best, b1);
+  };
+  const total = a.length + b.length;
+  return total ? (2 * matches(0, a.length, 0, b.length)) / total : 1;
+}
