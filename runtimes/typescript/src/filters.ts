@@ -40,8 +40,16 @@ function firstUpper(part: string): string {
   return chars.length ? chars[0].toUpperCase() + chars.slice(1).join("").toLowerCase() : "";
 }
 
+// the characters whose title case differs from their upper case (Unicode's digraphs)
+const TITLE: Record<string, string> = { "Ǆ": "ǅ", "ǅ": "ǅ", "ǆ": "ǅ", "Ǉ": "ǈ", "ǈ": "ǈ", "ǉ": "ǈ", "Ǌ": "ǋ", "ǋ": "ǋ", "ǌ": "ǋ", "Ǳ": "ǲ", "ǲ": "ǲ", "ǳ": "ǲ" };
+
+/** Python's str.capitalize: the first character in title case, the rest lower case. */
 export function capitalize(value: Json): string {
-  return firstUpper(pyStr(value));
+  const chars = [...pyStr(value)];
+  if (!chars.length) return "";
+  let first = TITLE[chars[0]] ?? chars[0].toUpperCase();
+  if ([...first].length > 1) first = [...first][0] + [...first].slice(1).join("").toLowerCase(); // ß -> Ss
+  return first + chars.slice(1).join("").toLowerCase();
 }
 
 const WORD_STARTS = /([-\s({[<]+)/u;
@@ -68,12 +76,12 @@ export function round(value: Json, precision = 0, method = "common"): Json {
     const scale = 10 ** precision;
     const r = (method === "ceil" ? Math.ceil : Math.floor)(x * scale);
     if (!Number.isFinite(r)) throw new PyFail("cannot convert float infinity to integer");
-    return r / scale;
+    return r / scale + 0; // + 0: Python's math.ceil gives the integer 0, never -0
   }
   const scale = 10 ** precision; // Python: 10 ** -n is a float
   const r = (method === "ceil" ? Math.ceil : Math.floor)(x * scale);
   if (!Number.isFinite(r)) throw new PyFail("cannot convert float infinity to integer");
-  return r / scale;
+  return r / scale + 0;
 }
 
 export { toYaml };

@@ -375,14 +375,15 @@ export function formatSpec(v: Json, spec: string): string {
   if (!m) throw new PyFail("Invalid format specifier");
   const [, fillRaw, alignRaw, signRaw, alt, zeroFlag, widthRaw, group, precRaw, typeRaw] = m;
   let fill = fillRaw ?? " ";
-  let align = alignRaw;
+  let align: string | undefined = alignRaw;
   const width = widthRaw ? Number(widthRaw) : 0;
   const prec = precRaw !== undefined ? Number(precRaw || "0") : null;
   const sign = signRaw ?? "-";
   let type = typeRaw ?? "";
   if (zeroFlag && !alignRaw) {
-    fill = "0";
-    align = "=";
+    fill = fillRaw ?? "0";
+    // numbers pad after the sign; a string keeps its default (left) alignment
+    align = typeof v === "string" ? undefined : "=";
   }
   const place = (body: string, signText: string, defaultAlign: string): string => {
     const a = align ?? defaultAlign;
@@ -437,11 +438,20 @@ export function formatSpec(v: Json, spec: string): string {
     else {
       // no type: repr-like (str(float)) when no precision, else like g with at least one digit after the point
       if (prec === null) body = floatRepr(ax);
+      else if (nf !== null) body = nf;
       else {
-        body = generalFormat(ax, prec, !!alt, false);
-        if (!/[.e]/.test(body) && !/inf|nan/.test(body)) {
-          const e = Number(expo(ax, Math.max(prec - 1, 0)).split("e")[1]);
-          if (e < prec) body += ".0";
+        // CPython: 'g' with "add .0": exponent form once the digits before the point reach the precision
+        const p = prec === 0 ? 1 : prec;
+        const ex = expo(ax, p - 1);
+        const e = Number(ex.slice(ex.indexOf("e") + 1));
+        const decpt = ax === 0 ? 1 : e + 1;
+        if (decpt <= -4 || decpt > p - 1) {
+          const [m, ePart] = ex.split("e");
+          body = (alt ? m : m.includes(".") ? m.replace(/0+$/, "").replace(/\.$/, "") : m) + "e" + ePart;
+        } else {
+          body = fixed(ax, p - 1 - e);
+          if (!alt && body.includes(".")) body = body.replace(/0+$/, "").replace(/\.$/, "");
+          if (!body.includes(".")) body += ".0";
         }
       }
     }
