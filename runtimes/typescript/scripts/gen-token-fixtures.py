@@ -26,11 +26,12 @@ from pathlib import Path
 
 os.environ["PROMPTMILL_FAST_TOKENIZER"] = "0"  # tiktoken itself, not the fast backend
 
-from promptmill.runtime.counting import Counter  # noqa: E402
-from promptmill.runtime.engine import Runtime  # noqa: E402
-from promptmill.runtime.registry import WIRE_NAMES  # noqa: E402
-from promptmill.runtime.tokenizers import get_tokenizer, self_check_corpus  # noqa: E402
-from promptmill.runtime.wire import get_wire  # noqa: E402
+from promptmill.runtime.bundle import Contract
+from promptmill.runtime.counting import Counter
+from promptmill.runtime.engine import Runtime
+from promptmill.runtime.registry import WIRE_NAMES
+from promptmill.runtime.tokenizers import Tokenizer, get_tokenizer, self_check_corpus
+from promptmill.runtime.wire import get_wire
 
 ROOT = Path(__file__).resolve().parents[3]
 OUT = ROOT / "runtimes" / "typescript" / "test" / "fixtures" / "tokens.json.gz"
@@ -65,7 +66,7 @@ def corpus() -> list[str]:
     return texts
 
 
-def truncations(tok, text: str) -> list[list]:
+def truncations(tok: Tokenizer, text: str) -> list[list]:
     n = tok.count(text)
     out = []
     for k in sorted({1, 2, 3, 7, n // 3, n // 2, n - 1}):
@@ -84,17 +85,22 @@ def parts_cases(texts: list[str], rng: random.Random) -> list[dict]:
         for _ in range(3):
             cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 12))))
             pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
-            row = {"pieces": pieces}
+            row: dict = {"pieces": pieces}
             for name in ENCODINGS:
                 row[name] = Counter(get_tokenizer(name)).count_parts(pieces)
             out.append(row)
     # prompt-shaped joins: titles, separators, items
-    shaped = [["NOTES:\n", "- alpha\n", "- beta\n", "- gamma"], ["You answer briefly.", "\n\n", "DOC:\n", "x"], ["a", "'", "s b"], ["it", "'s", " fine"]]
+    shaped = [
+        ["NOTES:\n", "- alpha\n", "- beta\n", "- gamma"],
+        ["You answer briefly.", "\n\n", "DOC:\n", "x"],
+        ["a", "'", "s b"],
+        ["it", "'s", " fine"],
+    ]
     for pieces in shaped:
-        row = {"pieces": pieces}
+        row2: dict = {"pieces": pieces}
         for name in ENCODINGS:
-            row[name] = Counter(get_tokenizer(name)).count_parts(pieces)
-        out.append(row)
+            row2[name] = Counter(get_tokenizer(name)).count_parts(pieces)
+        out.append(row2)
     return out
 
 
@@ -125,7 +131,12 @@ def shipped_decls(runtime: Runtime) -> list[dict]:
                     "free": {"type": "object"},
                     "u": {"oneOf": [{"type": "string"}, {"type": "null"}]},
                     "emoji 🙂": {"type": "string", "pattern": "^x+$", "minLength": 2, "maxItems": 3},
-                    "nums": {"type": "array", "items": {"type": "number", "minimum": 0, "multipleOf": 0.5}, "minItems": 2, "uniqueItems": True},
+                    "nums": {
+                        "type": "array",
+                        "items": {"type": "number", "minimum": 0, "multipleOf": 0.5},
+                        "minItems": 2,
+                        "uniqueItems": True,
+                    },
                 },
             },
         },
@@ -141,15 +152,15 @@ def main() -> None:
         row: dict = {"text": text}
         for name in ENCODINGS:
             tok = get_tokenizer(name)
-            entry = {"count": tok.count(text), "truncate": truncations(tok, text)}
+            counted: dict = {"count": tok.count(text), "truncate": truncations(tok, text)}
             if name != "approx":
-                entry["ids"] = tok.encode(text)
-            row[name] = entry
+                counted["ids"] = tok.encode(text)  # type: ignore[attr-defined]
+            row[name] = counted
         rows.append(row)
     runtime = Runtime.load(ROOT / "build")
     counter = Counter(get_tokenizer("o200k_base"))
     decls = shipped_decls(runtime)
-    contracts = [runtime.bundle(role).output for role in runtime.roles if runtime.bundle(role).output is not None]
+    contracts: list[Contract] = [c for c in (runtime.bundle(role).output for role in runtime.roles) if c is not None]
     # every schema also as a native contract: the cost of its structured-output field and forced tool on every wire
     contracts += [replace(c, style="native") for c in contracts]
     contracts += [replace(c, style="return_call") for c in contracts[: len(contracts) // 2]]
@@ -170,7 +181,7 @@ def main() -> None:
         for role in runtime.roles:
             bundle = runtime.bundle(role)
             layout = wire.layout(bundle)
-            keys = [layout.key(_Placed(s)) for s in bundle.sections]
+            keys = [layout.key(_Placed(s)) for s in bundle.sections]  # type: ignore[arg-type]
             layouts.append({"role": role, "stable_head": sorted(layout.stable_head), "split_at": layout.split_at, "keys": keys})
         entry["layouts"] = layouts
         wires[name] = entry
@@ -182,7 +193,9 @@ def main() -> None:
         "bundles": {
             role: {
                 "tool_mode": runtime.bundle(role).tool_mode,
-                "sections": [{"id": s.id, "kind": s.kind, "message": s.message, "stability": s.stability} for s in runtime.bundle(role).sections],
+                "sections": [
+                    {"id": s.id, "kind": s.kind, "message": s.message, "stability": s.stability} for s in runtime.bundle(role).sections
+                ],
             }
             for role in runtime.roles
         },
@@ -197,11 +210,11 @@ def main() -> None:
 class _Placed:
     """What Layout.key reads of a placed section: its spec."""
 
-    def __init__(self, spec) -> None:
+    def __init__(self, spec: object) -> None:
         self.spec = spec
 
 
-def _contract_json(c) -> dict:
+def _contract_json(c: Contract) -> dict:
     return {
         "id": c.id,
         "style": c.style,

@@ -32,12 +32,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from promptmill.cli.preview import request_data
 from promptmill.core.errors import PromptmillError
 from promptmill.runtime.engine import Runtime
 from promptmill.runtime.registry import WIRE_NAMES
+from promptmill.runtime.request import PromptRequest
 from promptmill.source.statefile import read_state
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -66,7 +68,7 @@ def error_data(exc: PromptmillError) -> dict:
     return {"code": exc.code, "message": exc.message, "hint": exc.hint}
 
 
-def payload_bytes(req, wire: str, options: dict | None) -> dict:
+def payload_bytes(req: PromptRequest, wire: str, options: dict | None) -> dict:
     try:
         if options is None:
             payload = req.to_payload()
@@ -77,7 +79,7 @@ def payload_bytes(req, wire: str, options: dict | None) -> dict:
     return {"payload": json.dumps(payload, ensure_ascii=False, indent=2) + "\n"}
 
 
-def cases(runtime: Runtime):
+def cases(runtime: Runtime) -> Iterator[dict]:
     examples = ROOT / "prompts" / "examples"
     for role in sorted(runtime.roles):
         state_file = examples / f"{role}.state.yaml"
@@ -98,24 +100,31 @@ def cases(runtime: Runtime):
                     except PromptmillError:
                         continue
                     doc = json.dumps(request_data(req), ensure_ascii=False, indent=2) + "\n"
-                    base = {"role": role, "wire": wire, "model": model, "budget": budget, "state": str(state_file.relative_to(ROOT)), "document": doc}
+                    base = {
+                        "role": role,
+                        "wire": wire,
+                        "model": model,
+                        "budget": budget,
+                        "state": str(state_file.relative_to(ROOT)),
+                        "document": doc,
+                    }
                     yield {**base, "options": None, **payload_bytes(req, wire, None)}
                     if budget is None and model is None:
                         for options in OPTIONS:
                             yield {**base, "options": options, **payload_bytes(req, wire, options)}
-                        if role in DERIVED_ROLES and not req.wire.single:
+                        if role in DERIVED_ROLES and wire not in ("text", "live"):
                             for change, changed in derived(req):
                                 doc = json.dumps(request_data(changed), ensure_ascii=False, indent=2) + "\n"
                                 yield {**base, "document": doc, "derived": change, "options": None, **payload_bytes(changed, wire, None)}
 
 
-def derived(req) -> list[tuple[str, object]]:
+def derived(req: PromptRequest) -> list[tuple[str, PromptRequest]]:
     """Requests a wire renders that the shipped roles do not produce (see the module doc)."""
     from dataclasses import replace
 
     system = tuple(m for m in req.messages if m.role == "system")
     rest = tuple(m for m in req.messages if m.role != "system")
-    out: list[tuple[str, object]] = [
+    out: list[tuple[str, PromptRequest]] = [
         ("no user message", replace(req, messages=system)),
         ("assistant first", replace(req, messages=system + tuple(replace(m, role="assistant") for m in rest[:1]) + rest[1:])),
         ("cache off", replace(req, cache=False)),
@@ -135,13 +144,25 @@ def derived(req) -> list[tuple[str, object]]:
 
 def cli_bytes(case: dict) -> tuple[str, str]:
     """(document, payload) as the CLI prints them for a case without options."""
-    base = [sys.executable, "-m", "promptmill.cli", "render", case["role"], "--build", str(ROOT / "build"), "--state", str(ROOT / case["state"])]
+    base = [
+        sys.executable,
+        "-m",
+        "promptmill.cli",
+        "render",
+        case["role"],
+        "--build",
+        str(ROOT / "build"),
+        "--state",
+        str(ROOT / case["state"]),
+    ]
     if case["budget"] is not None:
         base += ["--budget", str(case["budget"])]
     if case["model"] is not None:
         base += ["--model", case["model"]]
     env = dict(os.environ)
-    doc = subprocess.run([*base, "--provider", case["wire"], "--format", "json"], capture_output=True, text=True, check=True, env=env).stdout
+    doc = subprocess.run(
+        [*base, "--provider", case["wire"], "--format", "json"], capture_output=True, text=True, check=True, env=env
+    ).stdout
     payload = subprocess.run([*base, "--format", case["wire"]], capture_output=True, text=True, env=env).stdout
     return doc, payload
 
@@ -160,14 +181,18 @@ def main() -> None:
             continue
         doc, payload = cli_bytes(case)
         if doc != case["document"] or payload != case["payload"]:
-            sys.exit(f"the CLI prints other bytes than recorded for {case['role']} {case['wire']} model={case['model']} budget={case['budget']}")
+            sys.exit(
+                f"the CLI prints other bytes than recorded for {case['role']} {case['wire']} model={case['model']} budget={case['budget']}"
+            )
         checked += 1
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(OUT, "wb", mtime=0) as f:
         for case in rows:
             f.write((json.dumps(case, ensure_ascii=False) + "\n").encode("utf-8"))
     errors = sum("error" in c for c in rows)
-    print(f"{OUT.relative_to(ROOT)}: {len(rows)} cases ({errors} wire errors), {checked} checked against the CLI, {OUT.stat().st_size} bytes")
+    print(
+        f"{OUT.relative_to(ROOT)}: {len(rows)} cases ({errors} wire errors), {checked} checked against the CLI, {OUT.stat().st_size} bytes"
+    )
 
 
 if __name__ == "__main__":
