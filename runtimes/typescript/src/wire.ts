@@ -31,6 +31,41 @@ export interface BatchLimits {
   readonly bytes: number;
 }
 
+// -- contracts ---------------------------------------------------------------------
+
+/** An output contract with camelCase fields (bundle.ts `Contract`), for callers that hold one. */
+export interface ContractFields {
+  id: string;
+  style: string;
+  schema: Json;
+  returnTool: JsonObject | null;
+  native: JsonObject | null;
+}
+
+/** A contract as the wires take it: the bundle's `output` JSON object, or an object with ContractFields. */
+export type ContractLike = JsonObject | ContractFields;
+
+const contractObjects = new WeakMap<object, JsonObject>();
+
+/** The contract as the JSON object `output` of a bundle or render document (the same object each time). */
+export function contractData(c: ContractLike): JsonObject {
+  if (isObject(c)) return c;
+  let data = contractObjects.get(c);
+  if (data === undefined) {
+    data = new Map<string, Json>([
+      ["id", c.id],
+      ["style", c.style],
+      ["schema", c.schema],
+      ["return_tool", c.returnTool],
+      ["native", c.native],
+    ]);
+    contractObjects.set(c, data);
+  }
+  return data;
+}
+
+const contractOrNull = (c: ContractLike | null | undefined): JsonObject | null => (c === null || c === undefined ? null : contractData(c));
+
 // -- what a payload is made from ------------------------------------------------
 
 /** One message of the request as counted (for `text`, the whole prompt). */
@@ -101,6 +136,44 @@ export function requestFromDocument(doc: JsonObject): RequestView {
   };
 }
 
+/** What `requestView` reads of a fitted request object (request.ts `PromptRequest`). */
+export interface PromptRequestLike {
+  role: string;
+  model?: string | null;
+  reserve: number | bigint;
+  messages: readonly { role: string; content: string; stable: boolean }[];
+  tools: readonly JsonObject[];
+  toolMode: string;
+  cache: boolean;
+  output: ContractLike | null;
+  sections: readonly { id: string; kind: string; status: string; stability: string; itemsKept: readonly number[] | number }[];
+  cacheBreakpoints?: number | bigint | null;
+}
+
+/** The RequestView of a render document (a JSON object) or of a fitted request object. */
+export function requestView(req: JsonObject | PromptRequestLike): RequestView {
+  if (isObject(req)) return requestFromDocument(req);
+  const bp = req.cacheBreakpoints;
+  return {
+    role: req.role,
+    model: req.model ?? null,
+    reserve: BigInt(req.reserve),
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content, stable: m.stable })),
+    tools: [...req.tools],
+    toolMode: req.toolMode,
+    cache: req.cache,
+    output: contractOrNull(req.output),
+    sections: req.sections.map((x) => ({
+      id: x.id,
+      kind: x.kind,
+      status: x.status,
+      stability: x.stability,
+      itemsKept: typeof x.itemsKept === "number" ? x.itemsKept : x.itemsKept.length,
+    })),
+    cacheBreakpoints: bp === undefined || bp === null ? null : Number(bp),
+  };
+}
+
 export interface RenderOptions {
   /** the model the payload names (default: the role's, `RequestView.model`) */
   model?: string | null;
@@ -130,9 +203,20 @@ export interface PlacedLike {
 export interface ContainerOf<P extends PlacedLike> {
   role: string;
   placed: P[];
-  /** a history turn (chat wires): its index in the section's items */
-  turn: number | null;
+  /** a history turn (chat wires): the item */
+  turn: JsonObject | null;
   turnOf: P | null;
+  /** exact tokens of the content (set by the fit's exact total) */
+  tokens: number;
+}
+
+/** A history turn's role and item: item `i` of the placed section's candidate (`p.cand.items`), whose
+ *  `role` the fit has checked (placed.turnContent) before keeping it. */
+function defaultTurn(p: PlacedLike, i: number): [string, JsonObject] {
+  const items = (p as unknown as { cand?: { items?: readonly Json[] | null } }).cand?.items;
+  const item = items ? items[i] : undefined;
+  if (!isObject(item)) throw new Error(`history section '${p.spec.id}' has no item ${i}`);
+  return [item.get("role") as string, item];
 }
 
 /** One role's layout on one wire: which container each section opens or joins, and the messages. */
@@ -193,12 +277,19 @@ export class Layout {
     return p.spec.message;
   }
 
-  /** The messages (or the one text) of the present sections, in the order they are sent. `turnRole(p, i)` is
-   *  the role of item `i` of history section `p` (Python's placed.turn_content, which raises PM810 for a bad turn). */
-  containers<P extends PlacedLike>(placed: readonly P[], turnRole: (p: P, index: number) => string): ContainerOf<P>[] {
+  /** The messages (or the one text) of the present sections, in the order they are sent. `turn(p, i)` gives the
+   *  role and item of turn `i` of history section `p` (default: `p.cand.items[i]` and its `role`). */
+  containers<P extends PlacedLike>(placed: readonly P[], turn: (p: P, index: number) => [string, JsonObject] = defaultTurn): ContainerOf<P>[] {
     const wire = this.wire;
     let kept = placed.filter((p) => p.present && !this.nativeTools(p));
-    if (wire.single) return kept.length ? [{ role: "text", placed: kept, turn: null, turnOf: null }] : [];
+    const container = (role: string, ps: P[], item: JsonObject | null = null, of: P | null = null): ContainerOf<P> => ({
+      role,
+      placed: ps,
+      turn: item,
+      turnOf: of,
+      tokens: 0,
+    });
+    if (wire.single) return kept.length ? [container("text", kept)] : [];
     const containers: ContainerOf<P>[] = [];
     if (wire.systemFirst) {
       const system = kept.filter((p) => p.spec.message === "system");
@@ -208,18 +299,21 @@ export class Layout {
         split = k < 0 ? system.length : k;
       }
       for (const block of [system.slice(0, split), system.slice(split)]) {
-        if (block.length) containers.push({ role: "system", placed: block, turn: null, turnOf: null });
+        if (block.length) containers.push(container("system", block));
       }
       kept = kept.filter((p) => p.spec.message !== "system");
     }
     for (const p of kept) {
       if (this.chatTurns(p)) {
-        for (const i of [...p.kept].sort((a, b) => a - b)) containers.push({ role: turnRole(p, i), placed: [], turn: i, turnOf: p });
+        for (const i of [...p.kept].sort((a, b) => a - b)) {
+          const [role, item] = turn(p, i);
+          containers.push(container(role, [], item, p));
+        }
         continue;
       }
       const last = containers[containers.length - 1];
       if (last !== undefined && last.turn === null && last.role === p.spec.message && p.spec.id !== this.splitAt) last.placed.push(p);
-      else containers.push({ role: p.spec.message, placed: [p], turn: null, turnOf: null });
+      else containers.push(container(p.spec.message, [p]));
     }
     return containers;
   }
@@ -265,7 +359,8 @@ export class Wire {
 
   /** Declarations a payload carries beyond the role's tools: the structured-return tool when the contract is
    *  `return_call` with native tools, or `native` on a `contractAsTool` wire. */
-  extraTools(contract: JsonObject | null, toolMode: string): JsonObject[] {
+  extraTools(contractIn: ContractLike | null, toolMode: string): JsonObject[] {
+    const contract = contractOrNull(contractIn);
     if (contract === null || this.single) return [];
     const style = contract.get("style");
     if (style === "return_call" && toolMode === "native") return [returnTool(contract)];
@@ -275,7 +370,8 @@ export class Wire {
 
   /** The forced tool a native contract becomes on a `contractAsTool` wire: its schema without the keywords the
    *  wire's profile rejects (schemaprofiles.ts). */
-  contractTool(contract: JsonObject): JsonObject {
+  contractTool(contractIn: ContractLike): JsonObject {
+    const contract = contractData(contractIn);
     let byWire = contractTools.get(contract);
     if (byWire === undefined) {
       byWire = new Map();
@@ -292,7 +388,8 @@ export class Wire {
   }
 
   /** Name of the tool the model is forced to call (native contracts on `contractAsTool` wires). */
-  forcedTool(contract: JsonObject | null): string | null {
+  forcedTool(contractIn: ContractLike | null): string | null {
+    const contract = contractOrNull(contractIn);
     if (contract !== null && contract.get("style") === "native" && this.contractAsTool) {
       return returnTool(contract).get("name") as string;
     }
@@ -323,13 +420,14 @@ export class Wire {
   }
 
   /** Tokens a native contract's structured-output field costs on this wire (0 without one). */
-  outputCost(counter: Counter, contract: JsonObject | null): number {
+  outputCost(counter: Counter, contractIn: ContractLike | null): number {
+    const contract = contractOrNull(contractIn);
     if (contract === null || contract.get("style") !== "native" || this.schemaForm === null) return 0;
     return this.schemaCost(counter, contract);
   }
 
   /** Tokens of a native contract's schema as this wire sends it (wires with a schemaForm). */
-  schemaCost(_counter: Counter, _contract: JsonObject): number {
+  schemaCost(_counter: Counter, _contract: ContractLike): number {
     throw new Error("not implemented");
   }
 
@@ -421,8 +519,8 @@ export class OpenAIChatWire extends Wire {
     const parts = [OPENAI_TOOLS_HEAD, ...decls.map(openaiFunctionText), OPENAI_TOOLS_TAIL];
     return Math.ceil((counter.countParts(parts) + OPENAI_TOOLS_OVERHEAD) * OPENAI_TOOLS_PAD);
   }
-  override schemaCost(counter: Counter, contract: JsonObject): number {
-    return Math.ceil(counter.count(compact(responseFormat(contract).get("json_schema") as Json)) * OPENAI_TOOLS_PAD);
+  override schemaCost(counter: Counter, contract: ContractLike): number {
+    return Math.ceil(counter.count(compact(responseFormat(contractData(contract)).get("json_schema") as Json)) * OPENAI_TOOLS_PAD);
   }
   override render(req: RequestView, options: RenderOptions = {}): JsonObject {
     return renderOpenAIChat(this, req, options);
@@ -568,8 +666,8 @@ export class GeminiWire extends TurnsWire {
   override toolFrameCost(_counter: Counter, _forced = false): number {
     return GEMINI_TOOLS_OVERHEAD;
   }
-  override schemaCost(counter: Counter, contract: JsonObject): number {
-    return counter.count(compact(responseSchema(contract)));
+  override schemaCost(counter: Counter, contract: ContractLike): number {
+    return counter.count(compact(responseSchema(contractData(contract))));
   }
   override render(req: RequestView, options: RenderOptions = {}): JsonObject {
     return renderGemini(this, req, options);
@@ -666,6 +764,13 @@ export function getWire(name: string): Wire {
 /** Names of the wires with a batch file format, in registry order. */
 export function batchWires(): string[] {
   return WIRE_NAMES.filter((n) => getWire(n).batchLimits !== null);
+}
+
+/** The payload `promptmill render ... --format <wire>` prints for a fitted request (`req.to_payload()`): the
+ *  wire's render of a render document or of a request object (see requestView). */
+export function payloadFor(wire: string | Wire, req: JsonObject | PromptRequestLike, options: RenderOptions = {}): JsonObject {
+  const w = typeof wire === "string" ? getWire(wire) : wire;
+  return w.render(requestView(req), options);
 }
 
 /** The payload of `wire` for a render document, as JSON data. */
