@@ -9,7 +9,7 @@
 // larger and the totals the same.
 
 import { GenerationalCache } from "./cache.js";
-import type { Tokenizer } from "./tokenizers.js";
+import { type Tokenizer, getTokenizer } from "./tokenizers.js";
 
 // How far to look for a hard boundary inside a piece before giving up (correct either way).
 const SCAN = 64;
@@ -193,4 +193,17 @@ export class Counter {
     }
     return total;
   }
+}
+
+const counters = new Map<string, Counter>();
+
+/** The shared Counter of the tokenizer called `name` (PM502 for an unknown name, PM850 for `hf:`); `baseDir`
+ *  is where an `hf:` path would be resolved from (the build folder), unused while `hf:` is refused. */
+export function getCounter(name: string, _baseDir = "."): Counter {
+  let counter = counters.get(name);
+  if (counter === undefined) {
+    counter = new Counter(getTokenizer(name));
+    counters.set(name, counter);
+  }
+  return counter;
 }
