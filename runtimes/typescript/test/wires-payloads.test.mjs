@@ -1,0 +1,53 @@
+// Every wire's payload, byte for byte against the Python runtime's: the cases of test/fixtures/wires.jsonl.gz
+// (scripts/gen-wire-fixtures.py: the shipped roles with their example states, every wire, two budgets, a few
+// models and wire options) each hold the render document Python printed and the payload bytes (or the error) it
+// printed for it. The payload here is rendered from the document alone.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { parse } from "../dist/pyjson.js";
+import { WIRE_NAMES, payloadText, renderPayload } from "../dist/wire.js";
+import { PromptmillError } from "../dist/errors.js";
+
+const cases = gunzipSync(readFileSync(new URL("./fixtures/wires.jsonl.gz", import.meta.url)))
+  .toString("utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
+
+const label = (c) => `${c.role}${c.derived ? ` [${c.derived}]` : ""} on ${c.wire} (model ${c.model ?? "-"}, budget ${c.budget ?? "-"}${c.options ? `, options ${JSON.stringify(c.options)}` : ""})`;
+
+function run(c) {
+  const doc = parse(c.document);
+  const options = c.options ? { model: c.options.model ?? null, maxTokens: c.options.max_tokens ?? null } : {};
+  try {
+    return { payload: payloadText(renderPayload(c.wire, doc, options)) + "\n" };
+  } catch (exc) {
+    if (!(exc instanceof PromptmillError)) throw exc;
+    return { error: { code: exc.code, message: exc.message, hint: exc.hint } };
+  }
+}
+
+test("the fixtures cover every wire, with payloads and refusals", () => {
+  assert.ok(cases.length > 300, `only ${cases.length} cases`);
+  for (const wire of WIRE_NAMES) assert.ok(cases.some((c) => c.wire === wire && c.payload), `no payload case for ${wire}`);
+  assert.ok(cases.some((c) => c.error), "no refusal case");
+});
+
+for (const wire of WIRE_NAMES) {
+  test(`${wire}: the payload bytes are Python's`, () => {
+    const mine = cases.filter((c) => c.wire === wire);
+    const wrong = [];
+    for (const c of mine) {
+      const got = run(c);
+      const expected = c.payload !== undefined ? { payload: c.payload } : { error: c.error };
+      try {
+        assert.deepEqual(got, expected);
+      } catch (e) {
+        wrong.push(`${label(c)}: ${e.message.slice(0, 600)}`);
+      }
+    }
+    assert.equal(wrong.length, 0, `${wrong.length} of ${mine.length} cases differ:\n${wrong.slice(0, 3).join("\n\n")}`);
+  });
+}
