@@ -1,10 +1,10 @@
-// The payload of a render for a wire (`promptmill render --format WIRE`): the wires' own modules (src/wires/*.ts)
-// build it from the render document.
+// The payload of a render for a wire (`promptmill render --format WIRE`): the wire (wire.ts, src/wires/*.ts)
+// builds it from the render document, as Python's `req.to_payload()` does from the request.
 
 import type { Json } from "./pyjson.js";
-import { PromptmillError } from "./errors.js";
-import type { PromptRequest } from "./request.js";
+import { requestData, type PromptRequest } from "./request.js";
+import { renderPayload } from "./wire.js";
 
-export function payloadFor(wire: string, _req: PromptRequest): Json {
-  throw new PromptmillError("PM840", `the ${wire} payload is not available in promptmill-ts yet; use --format json or text`);
+export function payloadFor(wire: string, req: PromptRequest): Json {
+  return renderPayload(wire, requestData(req));
 }
