@@ -1,6 +1,6 @@
 """The conformance corpus: what the Python runtime prints for renders every runtime must reproduce.
 
-    python tools/gen_conformance.py           write conformance/ (builds and cases.jsonl)
+    python tools/gen_conformance.py           write conformance/ (builds, states, cases.jsonl, state-cases.jsonl)
     python tools/gen_conformance.py --check   write nothing; exit 1 when conformance/ is stale
 
 `conformance/cases.jsonl` holds one render a line: `{id, build, role, state, args, stdout, stderr, exit}`.
@@ -35,6 +35,7 @@ OUT = REPO / "conformance"
 CASES = OUT / "cases.jsonl"
 BUILDS = OUT / "builds"
 STATES = OUT / "states"
+STATE_CASES = OUT / "state-cases.jsonl"  # tools/state_cases.py
 SIZE_LIMIT = 4_500_000  # bytes of cases.jsonl: the corpus stays small enough to commit and diff
 
 # -- synthetic projects: one small project per edge the shipped prompts do not reach -----------------
@@ -641,38 +642,68 @@ def _same_tree(a: Path, b: Path) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when conformance/ is stale")
-    opts = parser.parse_args(argv)
-    os.chdir(REPO)  # builds are named relative to the repository root, as runtimes run the cases
-    sys.path.insert(0, str(REPO / "compiler"))
-    global CHECKING
-    CHECKING = opts.check
+def _builds(check: bool) -> list[str]:
+    """Compile the synthetic projects into conformance/builds/ (with `check`: the files that would change)."""
     stale: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, files in PROJECTS.items():
             fresh = Path(tmp) / name
             compile_project(name, files, fresh)
             target = BUILDS / name
-            if opts.check:
+            if check:
                 stale += [f"conformance/builds/{name}/{rel}" for rel in (_same_tree(fresh, target) if target.exists() else ["(missing)"])]
             else:
                 if target.exists():
                     shutil.rmtree(target)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copytree(fresh, target)
-        if opts.check and stale:  # cases rendered from a stale build would differ for that reason alone
-            print("conformance/ is stale; `python tools/gen_conformance.py` would change:\n  " + "\n  ".join(stale))
-            return 1
-        if not opts.check and STATES.exists():
-            shutil.rmtree(STATES)
-        try:
-            cases = all_cases()
-            lines = corpus_lines(cases)
-        except Stale as exc:
-            print(f"conformance/ is stale: {exc} is missing or differs; run `python tools/gen_conformance.py`")
-            return 1
+    return stale
+
+
+def _state_checks(check: bool) -> bool:
+    """Write conformance/state-cases.jsonl (with `check`: False when it is stale)."""
+    from state_cases import state_lines  # tools/state_cases.py: the state checks, run in the Python runtime
+
+    text = "".join(state_lines())
+    if check:
+        return STATE_CASES.exists() and STATE_CASES.read_text(encoding="utf-8") == text
+    STATE_CASES.write_text(text, encoding="utf-8")
+    return True
+
+
+def _compare(lines: list[str], size: int) -> int:
+    # lines end at "\n" only: a state's text may hold U+2028, which splitlines() would split at
+    old = [line + "\n" for line in CASES.read_text(encoding="utf-8").split("\n")[:-1]] if CASES.exists() else []
+    if old != lines:
+        changed = [json.loads(line)["id"] for line in sorted(set(lines) ^ set(old))]
+        example = sorted(set(changed))[:5]
+        print(f"conformance/cases.jsonl is stale ({len(changed)} lines differ, e.g. {example}); run `python tools/gen_conformance.py`")
+        return 1
+    print(f"conformance/ is up to date ({len(lines)} cases, {size} bytes)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when conformance/ is stale")
+    opts = parser.parse_args(argv)
+    os.chdir(REPO)  # builds are named relative to the repository root, as runtimes run the cases
+    sys.path.insert(0, str(REPO / "compiler"))
+    sys.path.insert(0, str(REPO / "tools"))
+    global CHECKING
+    CHECKING = opts.check
+    stale = _builds(opts.check)
+    if stale:  # cases rendered from a stale build would differ for that reason alone
+        print("conformance/ is stale; `python tools/gen_conformance.py` would change:\n  " + "\n  ".join(stale))
+        return 1
+    if not opts.check and STATES.exists():
+        shutil.rmtree(STATES)
+    try:
+        cases = all_cases()
+        lines = corpus_lines(cases)
+    except Stale as exc:
+        print(f"conformance/ is stale: {exc} is missing or differs; run `python tools/gen_conformance.py`")
+        return 1
     used = {state_file(c[3]) for c in cases}
     extra = sorted(p.relative_to(REPO).as_posix() for p in STATES.glob("*") if p.relative_to(REPO).as_posix() not in used)
     if extra and opts.check:
@@ -680,23 +711,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for rel in extra:  # states only the budget probes read
         (REPO / rel).unlink()
+    if not _state_checks(opts.check):
+        print("conformance/state-cases.jsonl is stale; run `python tools/gen_conformance.py`")
+        return 1
     text = "".join(lines)
     size = len(text.encode("utf-8"))
     if size > SIZE_LIMIT:
         print(f"the corpus is {size} bytes, over the limit of {SIZE_LIMIT}: trim the cases", file=sys.stderr)
         return 1
     if opts.check:
-        # lines end at "\n" only: a state's text may hold U+2028, which splitlines() would split at
-        old = [line + "\n" for line in CASES.read_text(encoding="utf-8").split("\n")[:-1]] if CASES.exists() else []
-        if old != lines:
-            changed = [json.loads(line)["id"] for line in sorted(set(lines) ^ set(old))]
-            print(
-                f"conformance/cases.jsonl is stale ({len(changed)} lines differ, e.g. {sorted(set(changed))[:5]});"
-                " run `python tools/gen_conformance.py`"
-            )
-            return 1
-        print(f"conformance/ is up to date ({len(lines)} cases, {size} bytes)")
-        return 0
+        return _compare(lines, size)
     CASES.write_text(text, encoding="utf-8")
     counts: dict[str, int] = {}
     for line in lines:
