@@ -1,6 +1,6 @@
 """The conformance corpus: what the Python runtime prints for renders every runtime must reproduce.
 
-    python tools/gen_conformance.py           write conformance/ (builds, states, cases.jsonl, state-cases.jsonl)
+    python tools/gen_conformance.py           write conformance/ (builds, states, cases.jsonl, state-cases.jsonl, schema-checks.jsonl)
     python tools/gen_conformance.py --check   write nothing; exit 1 when conformance/ is stale
 
 `conformance/cases.jsonl` holds one render a line: `{id, build, role, state, args, stdout, stderr, exit}`.
@@ -36,6 +36,7 @@ CASES = OUT / "cases.jsonl"
 BUILDS = OUT / "builds"
 STATES = OUT / "states"
 STATE_CASES = OUT / "state-cases.jsonl"  # tools/state_cases.py
+SCHEMA_CHECKS = OUT / "schema-checks.jsonl"  # tools/state_cases.py: tool declarations' schemas
 SIZE_LIMIT = 4_500_000  # bytes of cases.jsonl: the corpus stays small enough to commit and diff
 
 # -- synthetic projects: one small project per edge the shipped prompts do not reach -----------------
@@ -662,13 +663,16 @@ def _builds(check: bool) -> list[str]:
 
 def _state_checks(check: bool) -> bool:
     """Write conformance/state-cases.jsonl (with `check`: False when it is stale)."""
-    from state_cases import state_lines  # tools/state_cases.py: the state checks, run in the Python runtime
+    from state_cases import schema_check_lines, state_lines  # tools/state_cases.py: state and tool checks in Python
 
-    text = "".join(state_lines())
-    if check:
-        return STATE_CASES.exists() and STATE_CASES.read_text(encoding="utf-8") == text
-    STATE_CASES.write_text(text, encoding="utf-8")
-    return True
+    ok = True
+    for path, text in ((STATE_CASES, "".join(state_lines())), (SCHEMA_CHECKS, "".join(schema_check_lines()))):
+        if not check:
+            path.write_text(text, encoding="utf-8")
+        elif not path.exists() or path.read_text(encoding="utf-8") != text:
+            print(f"{path.relative_to(REPO)} is stale; run `python tools/gen_conformance.py`")
+            ok = False
+    return ok
 
 
 def _compare(lines: list[str], size: int) -> int:
@@ -712,7 +716,6 @@ def main(argv: list[str] | None = None) -> int:
     for rel in extra:  # states only the budget probes read
         (REPO / rel).unlink()
     if not _state_checks(opts.check):
-        print("conformance/state-cases.jsonl is stale; run `python tools/gen_conformance.py`")
         return 1
     text = "".join(lines)
     size = len(text.encode("utf-8"))

@@ -292,3 +292,83 @@ def state_lines() -> list[str]:
             record["items"] = items
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return lines
+
+
+# -- tool declarations: check_schema and tooldecl.problems ---------------------------------------------------
+
+SCHEMA_CHECKS: list[Any] = [
+    {"type": "object", "properties": {"a": {"type": "string"}}},
+    {"type": 5},
+    {"type": ["strng"]},
+    {"type": []},
+    {"type": ["string", "string"]},
+    {"type": {"a": 1}},
+    {"properties": 5},
+    {"properties": {"a": 5, "b": None, "c": True}},
+    {"allOf": []},
+    {"allOf": 5},
+    {"enum": 5},
+    {"multipleOf": 0},
+    {"multipleOf": "x"},
+    {"minimum": "1"},
+    {"minimum": True},
+    {"minLength": -1.5},
+    {"minLength": -1},
+    {"minLength": 1.5},
+    {"minLength": 2.0},
+    {"maxItems": True},
+    {"pattern": 5},
+    {"pattern": "("},
+    {"pattern": "^(?P<x>a)(?P=x)$"},
+    {"patternProperties": {"(": {}, "^ok$": 5}},
+    {"uniqueItems": 1},
+    {"required": ["a", "a", 3]},
+    {"required": "a"},
+    {"dependentRequired": {"a": "b", "c": ["d", 1]}},
+    {"$id": "a#b"},
+    {"$anchor": "1x"},
+    {"title": 1, "description": ["x"]},
+    {"items": 5},
+    {"$ref": 5},
+    {"$ref": "#/nowhere", "properties": {"b": {"$ref": "#/properties/b"}, "c": {"$ref": "#/$defs/c"}}},
+    {"properties": {"a": {"type": "x"}, "b": {"minimum": "y"}}},
+    {"dependencies": {"a": 5, "b": ["c"], "d": {"type": "x"}}},
+    {"$vocabulary": {"a": 1}},
+    {"additionalProperties": []},
+    {"properties": {"a/b~": {"type": "x"}}},
+    {"enum": [], "const": {"type": "x"}, "default": {"$ref": "#/x"}, "examples": [{"$ref": "#/y"}]},
+    {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 1e3, "multipleOf": 0.5}}, "required": ["n"]},
+    {"anyOf": [{"type": "string"}, 7], "not": "x", "if": [], "then": True, "else": False},
+]
+
+TOOLS: list[Any] = [
+    {"name": "ok", "description": "d", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+    {"name": "ok"},
+    {"name": "a b"},
+    {"name": "x" * 65, "description": 3},
+    {"name": "ok", "parameters": []},
+    {"name": "ok", "parameters": {"type": "array"}},
+    {"name": "ok", "parameters": {"type": "objec"}},
+    {"name": "ok", "parameters": {"type": "object", "properties": {"a": {"type": "strng"}}}},
+    {"name": "ok", "parameters": {"type": "object", "required": "a", "properties": {"a": {"pattern": "("}}}},
+    {"name": "ok", "parameters": {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}},
+    "a string",
+    7,
+    None,
+    ["name"],
+]
+
+
+def schema_check_lines() -> list[str]:
+    """`{id, schema, problems}` (check_schema) and `{id, tool, problems}` (tooldecl.problems) lines."""
+    from promptmill.runtime.schema.validate import check_schema
+    from promptmill.runtime.tooldecl import problems
+
+    lines = []
+    for i, schema in enumerate(SCHEMA_CHECKS):
+        found = [list(p) for p in check_schema(schema)]
+        lines.append(json.dumps({"id": f"check-schema/{i}", "schema": S(schema), "problems": found}, ensure_ascii=False) + "\n")
+    for i, tool in enumerate(TOOLS):
+        found = [list(p) for p in problems(tool)]
+        lines.append(json.dumps({"id": f"tool/{i}", "tool": S(tool), "problems": found}, ensure_ascii=False) + "\n")
+    return lines
