@@ -433,6 +433,40 @@ def model_cases() -> Iterator[Case]:
         )
 
 
+def hostile_shipped_cases() -> Iterator[Case]:
+    """The executor's example state broken in its lazily checked lists (memory, tools): errors when an item is
+    offered, none when the budget never offers it; tool declarations checked, tool names unique."""
+    import copy
+
+    from promptmill.source.statefile import read_state
+
+    base = read_state(REPO / "prompts" / "examples" / "executor.state.yaml")
+
+    def broken(edit: Any) -> str:
+        state = copy.deepcopy(base)
+        edit(state)
+        return state_text(state)
+
+    variants = {
+        "memory-bad-type": lambda s: s["memory"][1].update(type="oops"),
+        "memory-not-object": lambda s: s["memory"].__setitem__(2, "just text"),
+        "memory-score-text": lambda s: s["memory"][0].update(relevance="high"),
+        "memory-long-summary": lambda s: s["memory"][0].update(summary="x" * 301),
+        "tool-bad-name": lambda s: s["tools"][0].update(name="read file"),
+        "tool-bad-schema": lambda s: s["tools"][1]["parameters"]["properties"]["path"].update(type="strng"),
+        "tool-bad-pattern": lambda s: s["tools"][1]["parameters"]["properties"]["path"].update(pattern="("),
+        "tool-duplicate": lambda s: s["tools"][1].update(name="read_file"),
+        "tool-missing-parameters": lambda s: s["tools"][2].pop("parameters"),
+        "deep-memory": lambda s: s["memory"][0].update(extra=json.loads("[" * 130 + "]" * 130)),
+        "surrogate-in-memory": lambda s: s["memory"][3].update(summary="bad \ud800 text"),
+    }
+    for name, edit in variants.items():
+        text = broken(edit)
+        for fmt in ("text", "openai"):
+            yield f"hostile/executor/{name}/{fmt}", "build", "executor", text, ["--format", fmt]
+        yield f"hostile/executor/{name}/budget-700", "build", "executor", text, ["--format", "json", "--budget", "700"]
+
+
 def _wire_of(model: str) -> str:
     if model.startswith("claude"):
         return "anthropic"
@@ -604,7 +638,7 @@ def seed_cases() -> Iterator[Case]:
 
 
 def all_cases() -> list[Case]:
-    cases = [*shipped_cases(), *model_cases(), *edge_cases(), *seed_cases()]
+    cases = [*shipped_cases(), *model_cases(), *hostile_shipped_cases(), *edge_cases(), *seed_cases()]
     ids = [c[0] for c in cases]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
