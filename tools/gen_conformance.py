@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "conformance"
 CASES = OUT / "cases.jsonl"
@@ -275,24 +277,52 @@ inject:
     "prompts/c.yaml": "kind: role\nid: c\nsections:\n  - {id: body, text: C.}\n",
 }
 
-PROJECTS = {"edges": EDGES_ROLES, "seeds": SEEDS, "composition": COMPOSITION}
+CASES_DIR = REPO / "tests" / "cases"
+# the test suite's render project and its composition cases (tests/cases/README.md), compiled as they are
+COMPOSITION_CASES = sorted(p for p in (CASES_DIR / "composition").iterdir() if (p / "case.yaml").is_file())
+PROJECTS: dict[str, dict[str, str] | Path] = {
+    "edges": EDGES_ROLES,
+    "seeds": SEEDS,
+    "composition": COMPOSITION,
+    "render-project": CASES_DIR / "render" / "project",
+    **{f"composition-{p.name}": p for p in COMPOSITION_CASES},
+}
 
 WIRES = ("live", "openai", "anthropic", "gemini", "openai-responses", "bedrock", "anthropic-bedrock", "anthropic-vertex", "gemini-vertex")
 FORMATS = ("text", "json", *WIRES)
 
 
-def compile_project(name: str, files: dict[str, str], out: Path) -> None:
-    """Compile a synthetic project into `out` (a fresh folder)."""
+def compile_project(name: str, files: dict[str, str] | Path, out: Path) -> None:
+    """Compile a project (files, or a folder of the test suite's cases) into `out` (a fresh folder).
+
+    The user folder is the case's own (`user_dir` in its case.yaml) or an empty one: a developer's
+    ~/.config/promptmill must never reach the corpus."""
     import promptmill
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for rel, text in files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
+        root = Path(tmp) / "project"
+        user = Path(tmp) / "user"
+        user.mkdir()
+        if isinstance(files, Path):
+            shutil.copytree(files, root)
+            spec = yaml.safe_load((files / "case.yaml").read_text(encoding="utf-8")) if (files / "case.yaml").exists() else {}
+            if spec.get("user_dir"):
+                user = root / spec["user_dir"]
+        else:
+            for rel, text in files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_text(text, encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
-        result = promptmill.compile(root, output=out, force=True)
+        before = os.environ.get("PROMPTMILL_USER_DIR")
+        os.environ["PROMPTMILL_USER_DIR"] = str(user)
+        try:
+            result = promptmill.compile(root, output=out, force=True)
+        finally:
+            if before is None:
+                del os.environ["PROMPTMILL_USER_DIR"]
+            else:
+                os.environ["PROMPTMILL_USER_DIR"] = before
         errors = [d for d in result.diagnostics if d.severity == "error"]
         if errors:
             raise SystemExit(f"conformance project {name!r} does not compile: {errors}")
@@ -351,9 +381,17 @@ def _first_row(rows: list[dict], model: str) -> dict | None:
 # -- running the Python CLI ---------------------------------------------------------------------------
 
 
-def state_file(state: str) -> str:
-    """Where the state file of a state text is, relative to the repository root (named by its hash)."""
-    return f"conformance/states/{hashlib.sha256(state.encode('utf-8')).hexdigest()[:16]}.json"
+StateIn = str | tuple[bytes, str]  # JSON text, or a state file's bytes and suffix (YAML, broken files)
+
+
+def _state_bytes(state: StateIn) -> tuple[bytes, str]:
+    return state if isinstance(state, tuple) else (state.encode("utf-8"), ".json")
+
+
+def state_file(state: StateIn) -> str:
+    """Where the state file of a state is, relative to the repository root (named by its hash)."""
+    data, suffix = _state_bytes(state)
+    return f"conformance/states/{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
 
 
 CHECKING = False  # --check: a missing state file is staleness, not something to write
@@ -363,14 +401,14 @@ class Stale(Exception):
     """A file of the corpus is missing or differs."""
 
 
-def run_cli(build: str, role: str, state: str, args: list[str]) -> tuple[str, str, int]:
+def run_cli(build: str, role: str, state: StateIn, args: list[str]) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) of `promptmill render ROLE --build BUILD --state FILE ARGS`, in-process."""
     from click.testing import CliRunner
 
     from promptmill.cli.main import main
 
     path = state_file(state)
-    data = state.encode("utf-8")
+    data = _state_bytes(state)[0]
     if not (REPO / path).exists() or (REPO / path).read_bytes() != data:
         if CHECKING:
             raise Stale(path)
@@ -393,7 +431,7 @@ def tokens_used(build: str, role: str, state: str, args: list[str]) -> int | Non
 
 # -- the cases -----------------------------------------------------------------------------------------
 
-Case = tuple[str, str, str, str, list[str]]  # id, build, role, state text, args
+Case = tuple[str, str, str, StateIn, list[str]]  # id, build, role, state, args
 
 
 def shipped_cases() -> Iterator[Case]:
@@ -637,8 +675,42 @@ def seed_cases() -> Iterator[Case]:
             yield f"composition/{role}/{'_'.join(extra) or 'plain'}", b, role, "{}", ["--format", "json", *extra]
 
 
+def suite_cases() -> Iterator[Case]:
+    """The test suite's render project with its state files (YAML, and the broken ones of negative/), and
+    every render of its composition cases (role, state, event, render-time budget)."""
+    b = "conformance/builds/render-project"
+    state = ((CASES_DIR / "render" / "state.yaml").read_bytes(), ".yaml")
+    for role in ("triage", "triage-short"):
+        for fmt in FORMATS:
+            yield f"suite/render/{role}/{fmt}", b, role, state, ["--format", fmt]
+        yield f"suite/render/{role}/budget-150", b, role, state, ["--format", "json", "--budget", "150"]
+    for path in sorted((CASES_DIR / "render" / "negative").iterdir()):
+        yield f"suite/render/negative/{path.name}", b, "triage", (path.read_bytes(), path.suffix), ["--format", "text"]
+    for case in COMPOSITION_CASES:
+        spec = yaml.safe_load((case / "case.yaml").read_text(encoding="utf-8"))
+        for i, r in enumerate(spec.get("renders", [])):
+            args = ["--format", "json", "--event", r.get("event", "start")]
+            if r.get("render_budget") is not None:
+                args += ["--budget", str(r["render_budget"])]
+            if r.get("provider"):
+                args += ["--provider", r["provider"]]
+            state = state_text(r.get("state") or {})
+            yield f"suite/composition/{case.name}/{i}-{r['role']}", f"conformance/builds/composition-{case.name}", r["role"], state, args
+            yield (
+                f"suite/composition/{case.name}/{i}-{r['role']}/text",
+                f"conformance/builds/composition-{case.name}",
+                r["role"],
+                state,
+                [
+                    *args[2:],
+                    "--format",
+                    "text",
+                ],
+            )
+
+
 def all_cases() -> list[Case]:
-    cases = [*shipped_cases(), *model_cases(), *hostile_shipped_cases(), *edge_cases(), *seed_cases()]
+    cases = [*shipped_cases(), *model_cases(), *hostile_shipped_cases(), *edge_cases(), *seed_cases(), *suite_cases()]
     ids = [c[0] for c in cases]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
