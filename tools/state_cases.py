@@ -116,6 +116,25 @@ COMBINATORS = {
     "$defs": {"node": {"type": "object", "required": ["v"], "properties": {"v": {"type": "integer"}, "next": {"$ref": "#/$defs/node"}}}},
 }
 
+PATTERNS = {
+    "type": "object",
+    "properties": {
+        "end": {"type": "string", "pattern": "^[a-z]+$"},
+        "endz": {"type": "string", "pattern": "^[a-z]+\\Z"},
+        "start": {"type": "string", "pattern": "\\Aab"},
+        "digits": {"type": "string", "pattern": "^\\d+$"},
+        "word": {"type": "string", "pattern": "^\\w+$"},
+        "nonword": {"type": "string", "pattern": "\\W"},
+        "ci": {"type": "string", "pattern": "(?i)^abc$"},
+        "named": {"type": "string", "pattern": "^(?P<x>a+)-(?P=x)$"},
+        "one": {"type": "string", "pattern": "^.$"},
+        "dot": {"type": "string", "pattern": "^a.b$"},
+        "classes": {"type": "string", "pattern": "^[\\w.-]+@[\\d]+$"},
+        "escapes": {"type": "string", "pattern": "^\\$\\{\\}[\\]\\-]$"},
+        "keys": {"type": "object", "patternProperties": {"^x-\\d$": {"type": "integer"}}, "additionalProperties": False},
+    },
+}
+
 LIMITS = {"type": "object", "properties": {"memory": {"type": "array", "items": {"type": "string"}}}}
 
 UNSUPPORTED = [
@@ -189,6 +208,40 @@ def schema_cases() -> Iterator[tuple[str, Any, list, Any]]:
     }
     for name, state in comb_states.items():
         yield f"combinators/{name}", COMBINATORS, [], S(state, ensure_ascii=False)
+    pattern_states = {
+        "python-only": {
+            "end": "abc\n",
+            "endz": "abc",
+            "start": "abc",
+            "digits": "\u0661\u0662",
+            "word": "\u00e9t\u00e9_1",
+            "nonword": "a b",
+            "ci": "ABC",
+            "named": "aa-aa",
+            "one": "\U0001f600",
+            "dot": "a\u00e9b",
+            "classes": "a.b-c@12",
+            "escapes": "${}]",
+            "keys": {"x-1": 1, "x-\u0663": 2},
+        },
+        "refused": {
+            "end": "abc\n\n",
+            "endz": "abc\n",
+            "start": "xab",
+            "digits": "1a",
+            "word": "a-b",
+            "nonword": "ab",
+            "ci": "ABCD",
+            "named": "aa-a",
+            "one": "ab",
+            "dot": "a\nb",
+            "classes": "a b@1",
+            "escapes": "${}x",
+            "keys": {"x-12": 1, "x-1": "one", "y": 2},
+        },
+    }
+    for name, state in pattern_states.items():
+        yield f"patterns/{name}", PATTERNS, [], S(state, ensure_ascii=False)
     for i, schema in enumerate(UNSUPPORTED):
         yield f"unsupported/{i}", schema, [], "{}"
     # the shipped roles' inputs with their example states, as is and broken at depth
