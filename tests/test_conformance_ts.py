@@ -29,7 +29,12 @@ def _cases() -> list[dict]:
 def test_the_corpus_is_what_the_python_runtime_prints_today():
     env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
     run = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "gen_conformance.py"), "--check"], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, str(REPO / "tools" / "gen_conformance.py"), "--check"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
 

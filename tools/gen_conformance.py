@@ -1,6 +1,6 @@
 """The conformance corpus: what the Python runtime prints for renders every runtime must reproduce.
 
-    python tools/gen_conformance.py           write conformance/ (builds and cases.jsonl)
+    python tools/gen_conformance.py           write conformance/ (builds, states, cases.jsonl, state-cases.jsonl, schema-checks.jsonl)
     python tools/gen_conformance.py --check   write nothing; exit 1 when conformance/ is stale
 
 `conformance/cases.jsonl` holds one render a line: `{id, build, role, state, args, stdout, stderr, exit}`.
@@ -30,11 +30,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "conformance"
 CASES = OUT / "cases.jsonl"
 BUILDS = OUT / "builds"
 STATES = OUT / "states"
+STATE_CASES = OUT / "state-cases.jsonl"  # tools/state_cases.py
+SCHEMA_CHECKS = OUT / "schema-checks.jsonl"  # tools/state_cases.py: tool declarations' schemas
 SIZE_LIMIT = 4_500_000  # bytes of cases.jsonl: the corpus stays small enough to commit and diff
 
 # -- synthetic projects: one small project per edge the shipped prompts do not reach -----------------
@@ -273,24 +277,52 @@ inject:
     "prompts/c.yaml": "kind: role\nid: c\nsections:\n  - {id: body, text: C.}\n",
 }
 
-PROJECTS = {"edges": EDGES_ROLES, "seeds": SEEDS, "composition": COMPOSITION}
+CASES_DIR = REPO / "tests" / "cases"
+# the test suite's render project and its composition cases (tests/cases/README.md), compiled as they are
+COMPOSITION_CASES = sorted(p for p in (CASES_DIR / "composition").iterdir() if (p / "case.yaml").is_file())
+PROJECTS: dict[str, dict[str, str] | Path] = {
+    "edges": EDGES_ROLES,
+    "seeds": SEEDS,
+    "composition": COMPOSITION,
+    "render-project": CASES_DIR / "render" / "project",
+    **{f"composition-{p.name}": p for p in COMPOSITION_CASES},
+}
 
 WIRES = ("live", "openai", "anthropic", "gemini", "openai-responses", "bedrock", "anthropic-bedrock", "anthropic-vertex", "gemini-vertex")
 FORMATS = ("text", "json", *WIRES)
 
 
-def compile_project(name: str, files: dict[str, str], out: Path) -> None:
-    """Compile a synthetic project into `out` (a fresh folder)."""
+def compile_project(name: str, files: dict[str, str] | Path, out: Path) -> None:
+    """Compile a project (files, or a folder of the test suite's cases) into `out` (a fresh folder).
+
+    The user folder is the case's own (`user_dir` in its case.yaml) or an empty one: a developer's
+    ~/.config/promptmill must never reach the corpus."""
     import promptmill
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for rel, text in files.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
+        root = Path(tmp) / "project"
+        user = Path(tmp) / "user"
+        user.mkdir()
+        if isinstance(files, Path):
+            shutil.copytree(files, root)
+            spec = yaml.safe_load((files / "case.yaml").read_text(encoding="utf-8")) if (files / "case.yaml").exists() else {}
+            if spec.get("user_dir"):
+                user = root / spec["user_dir"]
+        else:
+            for rel, text in files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_text(text, encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
-        result = promptmill.compile(root, output=out, force=True)
+        before = os.environ.get("PROMPTMILL_USER_DIR")
+        os.environ["PROMPTMILL_USER_DIR"] = str(user)
+        try:
+            result = promptmill.compile(root, output=out, force=True)
+        finally:
+            if before is None:
+                del os.environ["PROMPTMILL_USER_DIR"]
+            else:
+                os.environ["PROMPTMILL_USER_DIR"] = before
         errors = [d for d in result.diagnostics if d.severity == "error"]
         if errors:
             raise SystemExit(f"conformance project {name!r} does not compile: {errors}")
@@ -349,9 +381,17 @@ def _first_row(rows: list[dict], model: str) -> dict | None:
 # -- running the Python CLI ---------------------------------------------------------------------------
 
 
-def state_file(state: str) -> str:
-    """Where the state file of a state text is, relative to the repository root (named by its hash)."""
-    return f"conformance/states/{hashlib.sha256(state.encode('utf-8')).hexdigest()[:16]}.json"
+StateIn = str | tuple[bytes, str]  # JSON text, or a state file's bytes and suffix (YAML, broken files)
+
+
+def _state_bytes(state: StateIn) -> tuple[bytes, str]:
+    return state if isinstance(state, tuple) else (state.encode("utf-8"), ".json")
+
+
+def state_file(state: StateIn) -> str:
+    """Where the state file of a state is, relative to the repository root (named by its hash)."""
+    data, suffix = _state_bytes(state)
+    return f"conformance/states/{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
 
 
 CHECKING = False  # --check: a missing state file is staleness, not something to write
@@ -361,14 +401,14 @@ class Stale(Exception):
     """A file of the corpus is missing or differs."""
 
 
-def run_cli(build: str, role: str, state: str, args: list[str]) -> tuple[str, str, int]:
+def run_cli(build: str, role: str, state: StateIn, args: list[str]) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) of `promptmill render ROLE --build BUILD --state FILE ARGS`, in-process."""
     from click.testing import CliRunner
 
     from promptmill.cli.main import main
 
     path = state_file(state)
-    data = state.encode("utf-8")
+    data = _state_bytes(state)[0]
     if not (REPO / path).exists() or (REPO / path).read_bytes() != data:
         if CHECKING:
             raise Stale(path)
@@ -391,7 +431,7 @@ def tokens_used(build: str, role: str, state: str, args: list[str]) -> int | Non
 
 # -- the cases -----------------------------------------------------------------------------------------
 
-Case = tuple[str, str, str, str, list[str]]  # id, build, role, state text, args
+Case = tuple[str, str, str, StateIn, list[str]]  # id, build, role, state, args
 
 
 def shipped_cases() -> Iterator[Case]:
@@ -429,6 +469,40 @@ def model_cases() -> Iterator[Case]:
             states["executor"],
             ["--model", model, "--format", "text", "--budget", "600"],
         )
+
+
+def hostile_shipped_cases() -> Iterator[Case]:
+    """The executor's example state broken in its lazily checked lists (memory, tools): errors when an item is
+    offered, none when the budget never offers it; tool declarations checked, tool names unique."""
+    import copy
+
+    from promptmill.source.statefile import read_state
+
+    base = read_state(REPO / "prompts" / "examples" / "executor.state.yaml")
+
+    def broken(edit: Any) -> str:
+        state = copy.deepcopy(base)
+        edit(state)
+        return state_text(state)
+
+    variants = {
+        "memory-bad-type": lambda s: s["memory"][1].update(type="oops"),
+        "memory-not-object": lambda s: s["memory"].__setitem__(2, "just text"),
+        "memory-score-text": lambda s: s["memory"][0].update(relevance="high"),
+        "memory-long-summary": lambda s: s["memory"][0].update(summary="x" * 301),
+        "tool-bad-name": lambda s: s["tools"][0].update(name="read file"),
+        "tool-bad-schema": lambda s: s["tools"][1]["parameters"]["properties"]["path"].update(type="strng"),
+        "tool-bad-pattern": lambda s: s["tools"][1]["parameters"]["properties"]["path"].update(pattern="("),
+        "tool-duplicate": lambda s: s["tools"][1].update(name="read_file"),
+        "tool-missing-parameters": lambda s: s["tools"][2].pop("parameters"),
+        "deep-memory": lambda s: s["memory"][0].update(extra=json.loads("[" * 130 + "]" * 130)),
+        "surrogate-in-memory": lambda s: s["memory"][3].update(summary="bad \ud800 text"),
+    }
+    for name, edit in variants.items():
+        text = broken(edit)
+        for fmt in ("text", "openai"):
+            yield f"hostile/executor/{name}/{fmt}", "build", "executor", text, ["--format", fmt]
+        yield f"hostile/executor/{name}/budget-700", "build", "executor", text, ["--format", "json", "--budget", "700"]
 
 
 def _wire_of(model: str) -> str:
@@ -601,8 +675,42 @@ def seed_cases() -> Iterator[Case]:
             yield f"composition/{role}/{'_'.join(extra) or 'plain'}", b, role, "{}", ["--format", "json", *extra]
 
 
+def suite_cases() -> Iterator[Case]:
+    """The test suite's render project with its state files (YAML, and the broken ones of negative/), and
+    every render of its composition cases (role, state, event, render-time budget)."""
+    b = "conformance/builds/render-project"
+    state = ((CASES_DIR / "render" / "state.yaml").read_bytes(), ".yaml")
+    for role in ("triage", "triage-short"):
+        for fmt in FORMATS:
+            yield f"suite/render/{role}/{fmt}", b, role, state, ["--format", fmt]
+        yield f"suite/render/{role}/budget-150", b, role, state, ["--format", "json", "--budget", "150"]
+    for path in sorted((CASES_DIR / "render" / "negative").iterdir()):
+        yield f"suite/render/negative/{path.name}", b, "triage", (path.read_bytes(), path.suffix), ["--format", "text"]
+    for case in COMPOSITION_CASES:
+        spec = yaml.safe_load((case / "case.yaml").read_text(encoding="utf-8"))
+        for i, r in enumerate(spec.get("renders", [])):
+            args = ["--format", "json", "--event", r.get("event", "start")]
+            if r.get("render_budget") is not None:
+                args += ["--budget", str(r["render_budget"])]
+            if r.get("provider"):
+                args += ["--provider", r["provider"]]
+            state = state_text(r.get("state") or {})
+            yield f"suite/composition/{case.name}/{i}-{r['role']}", f"conformance/builds/composition-{case.name}", r["role"], state, args
+            yield (
+                f"suite/composition/{case.name}/{i}-{r['role']}/text",
+                f"conformance/builds/composition-{case.name}",
+                r["role"],
+                state,
+                [
+                    *args[2:],
+                    "--format",
+                    "text",
+                ],
+            )
+
+
 def all_cases() -> list[Case]:
-    cases = [*shipped_cases(), *model_cases(), *edge_cases(), *seed_cases()]
+    cases = [*shipped_cases(), *model_cases(), *hostile_shipped_cases(), *edge_cases(), *seed_cases(), *suite_cases()]
     ids = [c[0] for c in cases]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
@@ -641,38 +749,71 @@ def _same_tree(a: Path, b: Path) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when conformance/ is stale")
-    opts = parser.parse_args(argv)
-    os.chdir(REPO)  # builds are named relative to the repository root, as runtimes run the cases
-    sys.path.insert(0, str(REPO / "compiler"))
-    global CHECKING
-    CHECKING = opts.check
+def _builds(check: bool) -> list[str]:
+    """Compile the synthetic projects into conformance/builds/ (with `check`: the files that would change)."""
     stale: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, files in PROJECTS.items():
             fresh = Path(tmp) / name
             compile_project(name, files, fresh)
             target = BUILDS / name
-            if opts.check:
+            if check:
                 stale += [f"conformance/builds/{name}/{rel}" for rel in (_same_tree(fresh, target) if target.exists() else ["(missing)"])]
             else:
                 if target.exists():
                     shutil.rmtree(target)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copytree(fresh, target)
-        if opts.check and stale:  # cases rendered from a stale build would differ for that reason alone
-            print("conformance/ is stale; `python tools/gen_conformance.py` would change:\n  " + "\n  ".join(stale))
-            return 1
-        if not opts.check and STATES.exists():
-            shutil.rmtree(STATES)
-        try:
-            cases = all_cases()
-            lines = corpus_lines(cases)
-        except Stale as exc:
-            print(f"conformance/ is stale: {exc} is missing or differs; run `python tools/gen_conformance.py`")
-            return 1
+    return stale
+
+
+def _state_checks(check: bool) -> bool:
+    """Write conformance/state-cases.jsonl (with `check`: False when it is stale)."""
+    from state_cases import schema_check_lines, state_lines  # tools/state_cases.py: state and tool checks in Python
+
+    ok = True
+    for path, text in ((STATE_CASES, "".join(state_lines())), (SCHEMA_CHECKS, "".join(schema_check_lines()))):
+        if not check:
+            path.write_text(text, encoding="utf-8")
+        elif not path.exists() or path.read_text(encoding="utf-8") != text:
+            print(f"{path.relative_to(REPO)} is stale; run `python tools/gen_conformance.py`")
+            ok = False
+    return ok
+
+
+def _compare(lines: list[str], size: int) -> int:
+    # lines end at "\n" only: a state's text may hold U+2028, which splitlines() would split at
+    old = [line + "\n" for line in CASES.read_text(encoding="utf-8").split("\n")[:-1]] if CASES.exists() else []
+    if old != lines:
+        changed = [json.loads(line)["id"] for line in sorted(set(lines) ^ set(old))]
+        example = sorted(set(changed))[:5]
+        print(f"conformance/cases.jsonl is stale ({len(changed)} lines differ, e.g. {example}); run `python tools/gen_conformance.py`")
+        return 1
+    print(f"conformance/ is up to date ({len(lines)} cases, {size} bytes)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when conformance/ is stale")
+    opts = parser.parse_args(argv)
+    os.chdir(REPO)  # builds are named relative to the repository root, as runtimes run the cases
+    sys.path.insert(0, str(REPO / "compiler"))
+    sys.path.insert(0, str(REPO / "tools"))
+    global CHECKING
+    CHECKING = opts.check
+    stale = _builds(opts.check)
+    if stale:  # cases rendered from a stale build would differ for that reason alone
+        print("conformance/ is stale; `python tools/gen_conformance.py` would change:\n  " + "\n  ".join(stale))
+        return 1
+    if not opts.check and STATES.exists():
+        shutil.rmtree(STATES)
+    try:
+        cases = all_cases()
+        lines = corpus_lines(cases)
+    except Stale as exc:
+        print(f"conformance/ is stale: {exc} is missing or differs; run `python tools/gen_conformance.py`")
+        return 1
     used = {state_file(c[3]) for c in cases}
     extra = sorted(p.relative_to(REPO).as_posix() for p in STATES.glob("*") if p.relative_to(REPO).as_posix() not in used)
     if extra and opts.check:
@@ -680,23 +821,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for rel in extra:  # states only the budget probes read
         (REPO / rel).unlink()
+    if not _state_checks(opts.check):
+        return 1
     text = "".join(lines)
     size = len(text.encode("utf-8"))
     if size > SIZE_LIMIT:
         print(f"the corpus is {size} bytes, over the limit of {SIZE_LIMIT}: trim the cases", file=sys.stderr)
         return 1
     if opts.check:
-        # lines end at "\n" only: a state's text may hold U+2028, which splitlines() would split at
-        old = [line + "\n" for line in CASES.read_text(encoding="utf-8").split("\n")[:-1]] if CASES.exists() else []
-        if old != lines:
-            changed = [json.loads(line)["id"] for line in sorted(set(lines) ^ set(old))]
-            print(
-                f"conformance/cases.jsonl is stale ({len(changed)} lines differ, e.g. {sorted(set(changed))[:5]});"
-                " run `python tools/gen_conformance.py`"
-            )
-            return 1
-        print(f"conformance/ is up to date ({len(lines)} cases, {size} bytes)")
-        return 0
+        return _compare(lines, size)
     CASES.write_text(text, encoding="utf-8")
     counts: dict[str, int] = {}
     for line in lines:
