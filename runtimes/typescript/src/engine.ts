@@ -16,6 +16,7 @@ import { typeName } from "./pyfmt.js";
 import { getCounter } from "./counting.js";
 import { getWire } from "./wire.js";
 import * as tooldecl from "./tooldecl.js";
+import { stateChecks, toolProblems, toolWithDefaults } from "./statechecks.js";
 
 export interface RenderOptions {
   budget?: number | null;
@@ -33,7 +34,8 @@ export interface StateChecks {
   lazyItem(bundle: RoleBundle, path: string[], index: number, item: Json): void;
 }
 
-const NO_CHECKS: StateChecks = { state: () => undefined, lazyItem: () => undefined };
+/** No state checks: what `render(..., {validate: false})` does, for callers that checked the state already. */
+export const NO_CHECKS: StateChecks = { state: () => undefined, lazyItem: () => undefined };
 
 export class Runtime {
   private prepared = new Map<string, PreparedRole>();
@@ -80,8 +82,8 @@ export class Runtime {
       const checks = this.checks;
       const checker: ItemChecker = {
         lazyItem: (path, index, item) => checks.lazyItem(bundle, path, index, item),
-        toolProblems: (item) => tooldecl.problems(item),
-        toolWithDefaults: (item) => tooldecl.withDefaults(item),
+        toolProblems: (item) => toolProblems(item),
+        toolWithDefaults: (item) => toolWithDefaults(item as JsonObject),
       };
       p = new PreparedRole(bundle, checker);
       this.prepared.set(key, p);
@@ -198,8 +200,9 @@ function requireContent(role: string, req: PromptRequest, limit: number): void {
   }
 }
 
+/** The state checks of the Python runtime (TS-state's statechecks.ts). */
 function defaultChecks(): StateChecks {
-  return NO_CHECKS;
+  return stateChecks() as StateChecks;
 }
 
 function roleList(roles: string[], shown = 20): string {

@@ -8,19 +8,10 @@ import { evaluate, type ConditionContext } from "./conditions.js";
 import type { RoleBundle, RuleLine, Section } from "./bundle.js";
 import { runPlan, Deferred } from "./plans.js";
 import { typeName, rstrip } from "./pyfmt.js";
+import { StateError } from "./schema/state_errors.js";
 
-/** PM810 (or `code`): the state does not fit; `errors` are (state path, message) pairs. */
-export class StateError extends PromptmillError {
-  constructor(
-    readonly role: string,
-    readonly errors: [string, string][],
-    code = "PM810",
-  ) {
-    const lines = errors.slice(0, 20).map(([p, m]) => `${p}: ${m}`);
-    if (errors.length > 20) lines.push(`... and ${errors.length - 20} more`);
-    super(code, `render state for role '${role}' is invalid:\n  ` + lines.join("\n  "));
-  }
-}
+/** PM810 (or `code`): the state does not fit; `errors` are (state path, message) pairs (TS-state's class). */
+export { StateError };
 
 /** A StateError without its role yet (the engine names the role). */
 export function stateErrorAt(errors: [string, string][], code = "PM810"): StateError {
