@@ -176,6 +176,7 @@ export function main(argv: string[]): number {
     if (args.format === "text" && provider === null && args.model === null) provider = "text";
     if (args.build === null) throw new PromptmillError("PM010", "promptmill-ts renders from a build folder: name it with --build DIR", "compile the prompts first: promptmill compile");
     const runtime = Runtime.load(args.build);
+    runtime.checkWire(args.role, provider, args.model); // PM010 as Python's: no body for a model its wire does not serve
     const req = runtime.render(args.role, state as JsonObject, { budget: args.budget, provider, event: args.event, model: args.model });
     if (!isObject(state)) throw new PromptmillError("PM810", "the state must be a mapping");
     const [text, newline] = renderOutput(req, args.format);

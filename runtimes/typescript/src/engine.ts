@@ -17,6 +17,7 @@ import { getCounter } from "./counting.js";
 import { getWire } from "./wire.js";
 import * as tooldecl from "./tooldecl.js";
 import { stateChecks, toolProblems, toolWithDefaults } from "./statechecks.js";
+import { type ModelInfo, type ModelTable, defaultTable, checkServes } from "./models.js";
 
 export interface RenderOptions {
   budget?: number | null;
@@ -40,6 +41,8 @@ export const NO_CHECKS: StateChecks = { state: () => undefined, lazyItem: () => 
 export class Runtime {
   private prepared = new Map<string, PreparedRole>();
   private counters = new Map<string, CounterLike>();
+  private recounts = new Map<string, RoleBundle>();
+  private modelTable: ModelTable | null = null;
 
   constructor(
     readonly bundles: Map<string, RoleBundle>,
@@ -96,10 +99,11 @@ export class Runtime {
     const event = options.event ?? "start";
     const validate = options.validate ?? true;
     const model = options.model ?? null;
-    if (model !== null) throw new PromptmillError("PM010", `rendering for a model named at render time (--model ${model}) is not supported by this runtime yet`);
+    const info = model === null ? null : this.models.lookup(model);
     let bundle = this.bundle(role);
-    let prepared = this.prepare(bundle, role);
-    const provider = options.provider ?? bundle.provider;
+    if (info !== null && bundle.tokenizer !== info.tokenizer) bundle = this.recounted(bundle, info.tokenizer);
+    let prepared = this.prepare(bundle, info === null ? role : `${role}@${bundle.tokenizer}`);
+    const provider = options.provider ?? (info !== null ? info.defaultWire : bundle.provider);
     const wire = getWire(provider) as unknown as WireLike;
     if (!EVENTS.includes(event)) throw new PromptmillError("PM010", `unknown event '${event}'; expected one of: ${EVENTS.join(", ")}`);
     const st: JsonObject = state ?? new Map();
@@ -108,7 +112,7 @@ export class Runtime {
     try {
       if (!isObject(st)) throw new StateError(role, [["state", `must be a mapping, got ${typeName(st as Json)}`]]);
       if (bundle.parents.length) {
-        const condCtx = conditionContext(bundle.id, bundle.category, bundle.model, st, wire.name, event);
+        const condCtx = conditionContext(bundle.id, bundle.category, model ?? bundle.model, st, wire.name, event);
         const index = bundle.parents.findIndex((c) => evaluate(c.when, condCtx));
         if (index >= 0) {
           const choice = bundle.parents[index];
@@ -119,7 +123,7 @@ export class Runtime {
             ["when", choice.when],
           ]);
           bundle = choice.bundle;
-          prepared = this.prepare(bundle, `${role}#${index}`);
+          prepared = this.prepare(bundle, `${role}#${index}@${bundle.tokenizer}`);
         } else {
           chosen = new Map<string, Json>([
             ["type", "parent_chosen"],
@@ -129,7 +133,7 @@ export class Runtime {
           ]);
         }
       }
-      const [limit, origins, marginTokens, counted] = this.budget(bundle, wire, options.budget ?? null);
+      const [limit, origins, marginTokens, counted] = this.budget(bundle, wire, options.budget ?? null, info);
       if (validate) this.checks.state(bundle, st);
       const counter = this.counter(bundle.tokenizer);
       const ctx = prepared.context(st);
@@ -164,15 +168,66 @@ export class Runtime {
     return new Map(names.map((n) => [n, `the return tool of output contract '${contract.id}'`]));
   }
 
-  private budget(bundle: RoleBundle, wire: WireLike, budget: number | null): [number, Map<string, string>, number, Counted] {
+  /** The model table a `model` is looked up in (the shipped one unless given). */
+  get models(): ModelTable {
+    if (this.modelTable === null) this.modelTable = defaultTable();
+    return this.modelTable;
+  }
+
+  /** PM010 when the wire a render of `role` for `provider` and `model` uses cannot serve that model (Python
+   * `Runtime.check_wire`; the CLI calls it before rendering). */
+  checkWire(role: string, provider: string | null = null, model: string | null = null): void {
+    const info = model === null ? null : this.models.lookup(model);
+    const bundle = this.bundle(role);
+    const wire = getWire(provider ?? (info !== null ? info.defaultWire : bundle.provider));
+    checkServes(wire, model ?? bundle.model, this.models);
+  }
+
+  /** `bundle` counting with another tokenizer: the compile-time counts made again (parents too). */
+  private recounted(bundle: RoleBundle, tokenizer: string): RoleBundle {
+    const key = `${bundle.id}@${tokenizer}`;
+    const known = this.recounts.get(key);
+    if (known !== undefined) return known;
+    const counter = this.counter(tokenizer);
+    const again = (b: RoleBundle): RoleBundle => ({
+      ...b,
+      tokenizer,
+      sections: b.sections.map((s) => ({
+        ...s,
+        tokens: s.kind === "static" && s.text ? counter.count(s.text) : s.tokens,
+        titleTokens: s.title ? counter.count(s.title + "\n") : s.titleTokens,
+      })),
+      parents: b.parents.map((c) => ({ ...c, bundle: again(c.bundle) })),
+    });
+    const out = again(bundle);
+    this.recounts.set(key, out);
+    return out;
+  }
+
+  private budget(bundle: RoleBundle, wire: WireLike, budget: number | null, info: ModelInfo | null): [number, Map<string, string>, number, Counted] {
     const b = bundle.budget;
     const origins = new Map(b.origins);
     const margin = b.margin !== null ? b.margin : wire.defaultMargin;
     if (b.margin === null && wire.defaultMargin) origins.set("margin", `provider ${wire.name} default (counts are estimates)`);
-    const maxTokens = b.maxTokens;
-    const reserve = b.reserve;
-    const counted: Counted = { ratio: 1.0, origin: "", model: null, maxTokens, reserve, limit: 0, ratioFor: null, breakpoints: null };
-    if (wire.estimate) throw new PromptmillError("PM010", `the ${wire.name} wire counts with a model ratio, which this runtime does not support yet`);
+    let maxTokens = b.maxTokens;
+    let reserve = b.reserve;
+    if (info !== null) {
+      origins.set("model", `render-time model ${info.model} (row ${info.pattern})`);
+      origins.set("context_window", `model ${info.model} (${info.contextWindow})`);
+      if (info.contextWindow < maxTokens) {
+        maxTokens = info.contextWindow;
+        origins.set("max_tokens", `context window of ${info.model} (${info.pattern})`);
+      }
+      if (info.maxOutputTokens !== null && reserve > info.maxOutputTokens) {
+        reserve = info.maxOutputTokens;
+        origins.set("reserve", `reply limit of ${info.model} (${info.pattern})`);
+      }
+      if (reserve >= maxTokens) {
+        throw budgetError(`role '${bundle.id}': reserve ${reserve} leaves no room in the context window of ${info.model} (${maxTokens})`, null, "PM831");
+      }
+    }
+    const counted = this.ratio(bundle, wire, info);
+    if (Number(counted.ratio) !== 1) origins.set("ratio", counted.origin);
     let room = maxTokens - reserve;
     if (budget !== null) {
       if (!Number.isInteger(budget) || budget <= 0) throw budgetError(`budget must be a positive integer, got ${budget}`, null, "PM831");
@@ -184,8 +239,44 @@ export class Runtime {
     const marginTokens = Math.ceil(room * margin);
     const modelLimit = room - marginTokens;
     const limit = Number(counted.ratio) === 1 ? modelLimit : Math.floor(modelLimit / Number(counted.ratio));
+    counted.maxTokens = maxTokens;
+    counted.reserve = reserve;
     counted.limit = modelLimit;
+    counted.breakpoints = this.breakpoints(bundle, wire, info);
     return [limit, origins, marginTokens, counted];
+  }
+
+  private breakpoints(bundle: RoleBundle, wire: WireLike, info: ModelInfo | null): number | null {
+    if (!wire.explicitCache) return null;
+    const row = info !== null ? info : bundle.model ? this.models.resolve(bundle.model) : null;
+    return row !== null && row.provider === wire.models ? row.cacheBreakpoints : null;
+  }
+
+  private ratio(bundle: RoleBundle, wire: WireLike, info: ModelInfo | null): Counted {
+    const make = (ratio: number | bigint, origin: string, model: string | null, ratioFor: string | null = null): Counted => ({
+      ratio,
+      origin,
+      model,
+      maxTokens: 0,
+      reserve: 0,
+      limit: 0,
+      ratioFor,
+      breakpoints: null,
+    });
+    if (!wire.estimate) return make(1.0, "", info === null ? null : info.model);
+    if (info !== null && info.provider === wire.models) return make(info.ratio, `model ${info.model} (row ${info.pattern})`, info.model, info.model);
+    if (info === null && bundle.budget.ratio !== null) {
+      const roleModel = bundle.model ? this.models.resolve(bundle.model) : null;
+      if (roleModel === null || roleModel.provider === wire.models) {
+        const origin = bundle.budget.origins.get("ratio") ?? `model ${bundle.model}`;
+        return make(bundle.budget.ratio, origin, bundle.model, bundle.model);
+      }
+    }
+    const ratio = this.models.maxRatio(wire.models);
+    const named = info !== null ? info.model : bundle.model;
+    const why = named ? `${named} is not one of its models` : "no model is named";
+    const origin = `wire ${wire.name}: ${why}, so the largest ratio of its ${wire.models} models in the table`;
+    return make(ratio, origin, named, `any ${wire.models} model`);
   }
 }
 
