@@ -51,7 +51,7 @@ import workload  # noqa: E402
 
 DRIVER = HERE / "bench_ts_node.mjs"
 DEFAULT_DIST = ROOT / "runtimes" / "typescript" / "dist"
-FORMATS = ("text", "openai", "anthropic", "gemini", "json")
+FORMATS = ("text", "openai", "openai-responses", "anthropic", "gemini")
 
 PY_COLD = """\
 import json, sys, time
@@ -154,14 +154,14 @@ def versions(dist: Path) -> None:
 
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     pkg = json.loads((dist.parent / "package.json").read_text(encoding="utf-8"))
-    backend = type(tokenizers.get_tokenizer("o200k_base")).__name__
     try:
         tiktoken = md.version("tiktoken")
     except md.PackageNotFoundError:
         tiktoken = "?"
+    quicktok = "installed" if tokenizers.fast_available("o200k_base") else "not used"
     print(
-        f"promptmill {promptmill.__version__} (python {platform.python_version()}, tiktoken {tiktoken}, o200k_base counted by {backend}); "
-        f"TypeScript runtime {pkg['version']} (node {node}, js-tiktoken {pkg['dependencies'].get('js-tiktoken')})"
+        f"promptmill {promptmill.__version__} (python {platform.python_version()}, tiktoken {tiktoken}, quicktok {quicktok}); "
+        f"TypeScript runtime {pkg['version']} (node {node})"
     )
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, load average {load()} (1, 5, 15 min) at start")
 
@@ -180,7 +180,19 @@ HEADER = (
 )
 
 
-def table(rt: Any, node: Node, size: Any, budget: int, fmt: str, runs: int) -> dict:
+WARM = 10
+
+
+def warm_up(rt: Any, node: Node) -> None:
+    """Untimed medium renders in both runtimes, so the timed ones see both in their steady state: Python's
+    tokenizer moves to quicktok (when installed) after FAST_AFTER_CHARS characters counted (runtime/tokenizers.py),
+    and Node's JIT has compiled the render path."""
+    for i in range(WARM):
+        st = workload.state(200, 40, seed=2000 + i, fresh=f"warm{i}x")
+        pair(rt, node, st, 8000, "text" if i % 2 else "openai", i % 2 == 0, f"warm-up {i}")
+
+
+def table(rt: Any, node: Node, size: Any, budget: int, fmt: str, runs: int) -> None:
     tag = f"{fmt}{budget}"
     for i in range(3):  # untimed: this size's first renders (and Node's JIT on them)
         st = workload.state(size.entries, size.tools, seed=1000 + i, fresh=f"{tag}w{i}x")
@@ -200,7 +212,6 @@ def table(rt: Any, node: Node, size: Any, budget: int, fmt: str, runs: int) -> d
         f"{tmed / pmed:5.2f}x {pmed / fmed:7.2f}x {tmed / fmed:7.2f}x {os.getloadavg()[0]:5.2f}",
         flush=True,
     )
-    return {"size": size.name, "budget": budget, "format": fmt, "py": pmed, "ts": tmed}
 
 
 def cold_starts(build: Path, dist: Path, n: int) -> None:
@@ -246,14 +257,8 @@ def cold_starts(build: Path, dist: Path, n: int) -> None:
     print(f"  TS/Python wall: {node_wall / py_wall:.2f}x; load average {load()}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions (a quarter, at least 3)")
-    ap.add_argument("--sizes", default="small,medium,large", help="comma-separated, of: " + ", ".join(bench_peers.SIZES))
-    ap.add_argument("--formats", default="text,openai", help="comma-separated, of: " + ", ".join(FORMATS))
-    ap.add_argument("--cold", type=int, default=5, metavar="N", help="cold starts of each runtime (0: none)")
-    ap.add_argument("--dist", type=Path, default=DEFAULT_DIST, help="the TypeScript runtime's built dist folder")
-    args = ap.parse_args()
+def checked(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The sizes and formats asked for, with the TypeScript runtime found; a usage error otherwise."""
     sizes = [n.strip() for n in args.sizes.split(",") if n.strip()]
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     if not sizes or any(n not in bench_peers.SIZES for n in sizes):
@@ -266,10 +271,21 @@ def main() -> None:
         ap.error("node is not on PATH (the TypeScript runtime needs Node >= 20)")
     if not (args.dist / "index.js").is_file():
         ap.error(f"no built TypeScript runtime at {args.dist}: run `cd runtimes/typescript && npm ci && npm run build`")
-    if "json" in formats:
-        ap.error("--formats json: the render document is not a payload; use text or a wire name")
+    return sizes, formats
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (a quarter, at least 3)")
+    ap.add_argument("--sizes", default="small,medium,large", help="comma-separated, of: " + ", ".join(bench_peers.SIZES))
+    ap.add_argument("--formats", default="text,openai", help="comma-separated, of: " + ", ".join(FORMATS))
+    ap.add_argument("--cold", type=int, default=5, metavar="N", help="cold starts of each runtime (0: none)")
+    ap.add_argument("--dist", type=Path, default=DEFAULT_DIST, help="the TypeScript runtime's built dist folder")
+    args = ap.parse_args()
+    sizes, formats = checked(ap, args)
 
     import promptmill
+    from promptmill.runtime import tokenizers
 
     versions(args.dist)
     root = Path(tempfile.mkdtemp(prefix="promptmill-bench-ts-"))
@@ -279,24 +295,27 @@ def main() -> None:
     promptmill.compile(root, output=build)
 
     node = Node(args.dist)
+    tables = 0
     try:
         ts_load = int(node.ask(op="load", build=str(build))["ns"]) / 1e6
         t = time.perf_counter()
         rt = promptmill.load(build)
         py_load = (time.perf_counter() - t) * 1e3
         print(f"build loaded (one role): Python {py_load:.2f} ms, TypeScript {ts_load:.2f} ms (in the long-lived processes)")
+        warm_up(rt, node)
+        backend = getattr(tokenizers.get_tokenizer("o200k_base"), "backend", "?")
+        print(f"warm-up: {WARM} medium renders in each runtime, untimed; Python now counts o200k_base with {backend}")
         print(f"\nrender, fresh content (a new state each render), ms; every render compared byte for byte:\n{HEADER}")
-        rows = []
         for name in sizes:
             size = bench_peers.SIZES[name]
             runs = max(3, size.runs // 4) if args.quick else size.runs
             for budget in size.budgets:
                 for fmt in formats:
-                    rows.append(table(rt, node, size, budget, fmt, runs))
+                    table(rt, node, size, budget, fmt, runs)
+                    tables += 1
     finally:
         node.close()
-    total = sum(1 for _ in rows)
-    print(f"  all {total} tables: TypeScript and Python gave the same bytes and token counts on every render (warm-ups included)")
+    print(f"  all {tables} tables: the same bytes and token counts from both runtimes on every render (warm-ups included)")
     if args.cold:
         cold_starts(build, args.dist, args.cold)
     print(f"\nload average at the end: {load()}")
