@@ -3,7 +3,7 @@
 // [--provider P] [--event start|continue]`: prints exactly the bytes `promptmill render ... --build DIR` prints
 // (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
 
-import { readFileSync, statSync, existsSync } from "node:fs";
+import { readFileSync, readSync, statSync, existsSync } from "node:fs";
 import { parseDocument } from "yaml";
 import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
 import { PromptmillError } from "./errors.js";
@@ -112,6 +112,7 @@ function yamlToJson(node: unknown): Json {
 
 /** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state). */
 export function readState(path: string): Json {
+  if (path === "-") return readStateText(readStdin(), "<stdin>");
   const dot = path.lastIndexOf(".");
   const suffix = dot > path.lastIndexOf("/") ? path.slice(dot).toLowerCase() : "";
   if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${suffix || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
@@ -130,6 +131,49 @@ export function readState(path: string): Json {
       throw exc;
     }
   }
+  return parseYaml(text, path);
+}
+
+function readStdin(): Buffer {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(65536);
+  let total = 0;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (exc) {
+      if ((exc as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      if ((exc as NodeJS.ErrnoException).code === "EOF") break;
+      throw new PromptmillError("PM813", `state from <stdin>: cannot read it: ${(exc as Error).message}`);
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+    total += n;
+    if (total > MAX_STATE_FILE_BYTES) {
+      throw new PromptmillError("PM812", `state from <stdin>: over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`);
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A state read from standard input: JSON when it starts with `{` or `[`, else YAML. */
+function readStateText(raw: Buffer, name: string): Json {
+  const text = new TextDecoder("utf-8").decode(raw);
+  if (blank(text)) return new Map();
+  const head = text.replace(/^[\ufeff \t\r\n]+/, "")[0];
+  if (head === "{" || head === "[") {
+    try {
+      return parse(text.replace(/^\ufeff/, ""));
+    } catch (exc) {
+      if (exc instanceof JsonSyntaxError) throw new PromptmillError("PM813", `state from ${name}: not valid JSON: ${exc.message}`);
+      throw exc;
+    }
+  }
+  return parseYaml(text, name);
+}
+
+function parseYaml(text: string, path: string): Json {
   const doc = parseDocument(text, { version: "1.1", intAsBigInt: true, uniqueKeys: false, merge: true });
   if (doc.errors.length) {
     const e = doc.errors[0];
