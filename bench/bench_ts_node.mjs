@@ -17,9 +17,8 @@ const [mode, dist, ...rest] = process.argv.slice(2);
 
 async function runtime() {
   const t0 = process.hrtime.bigint();
-  const index = await import(pathToFileURL(join(dist, "index.js")).href);
-  const payloads = await import(pathToFileURL(join(dist, "payloads.js")).href);
-  return { ...index, payloadFor: payloads.payloadFor, importNs: process.hrtime.bigint() - t0 };
+  const index = await import(pathToFileURL(join(dist, "index.js")).href); // the package's public API
+  return { ...index, importNs: process.hrtime.bigint() - t0 };
 }
 
 function renderer(pm, rt) {
