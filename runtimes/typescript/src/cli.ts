@@ -123,15 +123,89 @@ export function readState(path: string): Json {
   const raw = readFileSync(path);
   const text = new TextDecoder("utf-8").decode(raw);
   if (blank(text)) return new Map();
-  if (suffix === ".json") {
-    try {
-      return parse(text.replace(/^\ufeff/, ""));
-    } catch (exc) {
-      if (exc instanceof JsonSyntaxError) throw stateFail(path, `not valid JSON: ${exc.message}`);
-      throw exc;
-    }
-  }
+  if (suffix === ".json") return loadJson(raw, path);
   return parseYaml(text, path);
+}
+
+/** Python source/loader.py `_load_json`: UTF-8 (a BOM dropped), no NaN or infinities, no repeated key; errors are
+ * PM813 `<file>:<line>:<col>: <problem>`. */
+function loadJson(raw: Buffer, display: string): Json {
+  const fail = (line: number, col: number, message: string) => new PromptmillError("PM813", `${display}:${line}:${col}: ${message}`);
+  if ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff)) throw fail(1, 1, "the file is UTF-16 text; promptmill reads UTF-8 only");
+  let bytes = raw;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    let bad = 0;
+    for (let end = 1; end <= bytes.length; end++) {
+      try {
+        new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, end));
+        bad = end;
+      } catch {
+        // a prefix that ends inside a character: keep going until it is a real error
+      }
+      if (end - bad > 4) break;
+    }
+    const lineStart = bytes.lastIndexOf(0x0a, bad - 1) + 1;
+    const line = bytes.subarray(0, bad).filter((b) => b === 0x0a).length + 1;
+    const col = [...new TextDecoder("utf-8").decode(bytes.subarray(lineStart, bad))].length + 1;
+    const binary = bytes.subarray(0, 8192).includes(0);
+    throw fail(line, col, binary ? "this looks like a binary file, not YAML text" : `the file is not UTF-8 text: byte 0x${bytes[bad].toString(16).toUpperCase().padStart(2, "0")} is not valid UTF-8`);
+  }
+  let data: Json;
+  try {
+    data = parse(text);
+  } catch (exc) {
+    if (exc instanceof JsonSyntaxError) throw fail(exc.line, exc.col, exc.message.replace(/: line \d+ column \d+ \(char \d+\)$/, ""));
+    throw exc;
+  }
+  // what Python's hooks refuse, in the order json.loads meets it: a constant at once, a repeated key when its object closes
+  const TOKEN = /"(?:[^"\\]|\\.)*"|NaN|-?Infinity|[{}:,[\]]/gs;
+  const keys: (Set<string> | null)[] = [];
+  const pending: (string | null)[] = [];
+  let lastString: [string, number] | null = null;
+  let where: number | null = null;
+  let message: string | null = null;
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+    const tok = m[0];
+    if (tok === "NaN" || tok === "Infinity" || tok === "-Infinity") {
+      where ??= m.index;
+      message ??= `${tok} is not valid JSON`;
+      break;
+    }
+    if (tok === "{") {
+      keys.push(new Set());
+      pending.push(null);
+    } else if (tok === "[") {
+      keys.push(null);
+      pending.push(null);
+    } else if (tok === "}" || tok === "]") {
+      keys.pop();
+      const dup = pending.pop();
+      if (dup !== null && dup !== undefined) {
+        message ??= `duplicate key '${dup}'`;
+        break;
+      }
+    } else if (tok === ":" && lastString !== null && keys.length && keys[keys.length - 1] !== null) {
+      const [key, start] = lastString;
+      const seen = keys[keys.length - 1] as Set<string>;
+      if (seen.has(key)) {
+        where ??= start;
+        if (pending[pending.length - 1] === null) pending[pending.length - 1] = key;
+      }
+      seen.add(key);
+    }
+    lastString = tok.startsWith('"') ? [parse(tok) as string, m.index] : null;
+  }
+  if (message !== null) {
+    const at = where ?? 0;
+    const line = text.slice(0, at).split("\n").length;
+    const col = at - (text.lastIndexOf("\n", at - 1) + 1) + 1;
+    throw fail(line, col, message);
+  }
+  return data;
 }
 
 function readStdin(): Buffer {
