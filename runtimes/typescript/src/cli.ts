@@ -4,7 +4,7 @@
 // (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
 
 import { readFileSync, readSync, statSync, existsSync } from "node:fs";
-import { parseDocument } from "yaml";
+import { parseDocument, Parser, LineCounter, visit, isScalar, YAMLSeq, type Scalar } from "yaml";
 import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
 import { PromptmillError } from "./errors.js";
 import { Runtime } from "./engine.js";
@@ -121,17 +121,30 @@ export function readState(path: string): Json {
   if (!st.isFile()) throw stateFail(path, "is not a regular file", "PM813", "name a regular file, or pipe the state in: --state - (standard input)");
   if (st.size > MAX_STATE_FILE_BYTES) throw stateFail(path, `is over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`, "PM812");
   const raw = readFileSync(path);
-  const text = new TextDecoder("utf-8").decode(raw);
-  if (blank(text)) return new Map();
+  if (blank(new TextDecoder("utf-8").decode(raw))) return new Map();
   if (suffix === ".json") return loadJson(raw, path);
-  return parseYaml(text, path);
+  return parseYaml(decodeUtf8(raw, path), path);
 }
 
 /** Python source/loader.py `_load_json`: UTF-8 (a BOM dropped), no NaN or infinities, no repeated key; errors are
  * PM813 `<file>:<line>:<col>: <problem>`. */
 function loadJson(raw: Buffer, display: string): Json {
   const fail = (line: number, col: number, message: string) => new PromptmillError("PM813", `${display}:${line}:${col}: ${message}`);
-  if ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff)) throw fail(1, 1, "the file is UTF-16 text; promptmill reads UTF-8 only");
+  const text = decodeUtf8(raw, display, false); // the JSON reader gives no hint
+  let data: Json;
+  try {
+    data = parse(text);
+  } catch (exc) {
+    if (exc instanceof JsonSyntaxError) throw fail(exc.line, exc.col, exc.message.replace(/: line \d+ column \d+ \(char \d+\)$/, ""));
+    throw exc;
+  }
+  return refuseConstants(text, data, fail);
+}
+
+/** UTF-8 text without a BOM (Python source/textcheck.py `decode`), else PM813 at the bad byte. */
+function decodeUtf8(raw: Buffer, display: string, hints = true): string {
+  const fail = (line: number, col: number, message: string, hint: string) => new PromptmillError("PM813", `${display}:${line}:${col}: ${message}`, hints ? hint : null);
+  if ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff)) throw fail(1, 1, "the file is UTF-16 text; promptmill reads UTF-8 only", "save the file as UTF-8");
   let bytes = raw;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
   let text: string;
@@ -152,15 +165,13 @@ function loadJson(raw: Buffer, display: string): Json {
     const line = bytes.subarray(0, bad).filter((b) => b === 0x0a).length + 1;
     const col = [...new TextDecoder("utf-8").decode(bytes.subarray(lineStart, bad))].length + 1;
     const binary = bytes.subarray(0, 8192).includes(0);
-    throw fail(line, col, binary ? "this looks like a binary file, not YAML text" : `the file is not UTF-8 text: byte 0x${bytes[bad].toString(16).toUpperCase().padStart(2, "0")} is not valid UTF-8`);
+    if (binary) throw fail(line, col, "this looks like a binary file, not YAML text", "template files must be UTF-8 text");
+    throw fail(line, col, `the file is not UTF-8 text: byte 0x${bytes[bad].toString(16).toUpperCase().padStart(2, "0")} is not valid UTF-8`, "save the file as UTF-8 (it may be Latin-1 or Windows-1252)");
   }
-  let data: Json;
-  try {
-    data = parse(text);
-  } catch (exc) {
-    if (exc instanceof JsonSyntaxError) throw fail(exc.line, exc.col, exc.message.replace(/: line \d+ column \d+ \(char \d+\)$/, ""));
-    throw exc;
-  }
+  return text;
+}
+
+function refuseConstants(text: string, data: Json, fail: (line: number, col: number, message: string) => PromptmillError): Json {
   // what Python's hooks refuse, in the order json.loads meets it: a constant at once, a repeated key when its object closes
   const TOKEN = /"(?:[^"\\]|\\.)*"|NaN|-?Infinity|[{}:,[\]]/gs;
   const keys: (Set<string> | null)[] = [];
@@ -247,12 +258,68 @@ function readStateText(raw: Buffer, name: string): Json {
   return parseYaml(text, name);
 }
 
+const ALLOWED_TAGS = new Set(["!", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"]);
+const TAG_HINT = "remove the tag: templates and render states are plain data (strings, numbers, booleans, null, lists, mappings)";
+
+function phrase(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "boolean") return "a boolean";
+  if (typeof v === "bigint") return "an integer";
+  if (typeof v === "number") return "a number";
+  if (typeof v === "string") return "a string";
+  if (Array.isArray(v) || v instanceof YAMLSeq) return "a list";
+  return "a mapping";
+}
+
+/** A YAML state as promptmill's loader reads it (source/loader.py, yamlbuild.py, yamlscalars.py): YAML 1.2 core
+ * schema scalars, only the core tags, string keys, no merge keys, finite numbers. Errors are PM813
+ * `<file>:<line>:<col>: <problem>` for the first problem. */
 function parseYaml(text: string, path: string): Json {
-  const doc = parseDocument(text, { version: "1.1", intAsBigInt: true, uniqueKeys: false, merge: true });
+  const lines = new LineCounter();
+  const problems: [number, string, string | null][] = [];
+  // tags, from the concrete syntax tree (where they are written)
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === "object") {
+      const t = node as { type?: string; source?: string; offset?: number };
+      if (t.type === "tag" && typeof t.source === "string" && !ALLOWED_TAGS.has(t.source)) {
+        const tag = t.source;
+        const message = tag.includes("python/") ? `the tag '${tag}' would create a Python object; promptmill loads plain data only` : `the YAML tag '${tag}' is not allowed`;
+        problems.push([t.offset ?? 0, message, TAG_HINT]);
+      }
+      for (const [k, v] of Object.entries(node)) if (k !== "source") walk(v);
+    }
+  };
+  for (const token of new Parser().parse(text)) walk(token);
+  const doc = parseDocument(text, { version: "1.2", schema: "core", intAsBigInt: true, uniqueKeys: false, merge: false, lineCounter: lines });
   if (doc.errors.length) {
     const e = doc.errors[0];
-    const where = e.linePos ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : "";
-    throw stateFail(path, `not valid YAML${where}: ${e.message.split("\n")[0]}`);
+    const at = e.linePos ? `${e.linePos[0].line}:${e.linePos[0].col}` : "1:1";
+    throw new PromptmillError("PM813", `${path}:${at}: ${e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")}`);
+  }
+  visit(doc, {
+    Pair(_key, pair) {
+      const key = pair.key as Scalar | null;
+      if (isScalar(key) && typeof key.value !== "string") {
+        const raw = key.source ?? (key.range ? text.slice(key.range[0], key.range[1]) : "");
+        const shown = raw ? `'${raw}', which YAML reads as ${phrase(key.value)}` : "empty (null)";
+        problems.push([key.range?.[0] ?? 0, `mapping keys must be strings; this key is ${shown}`, raw ? `quote the key to make it a string: "${raw}":` : null]);
+      } else if (key !== null && !isScalar(key)) {
+        problems.push([(key as { range?: number[] }).range?.[0] ?? 0, `mapping keys must be strings; this key is ${phrase(key)}`, null]);
+      }
+    },
+    Scalar(_key, node) {
+      if (typeof node.value === "number" && !Number.isFinite(node.value) && node.type === "PLAIN") {
+        problems.push([node.range?.[0] ?? 0, `'${node.source}' is not a finite number and cannot be represented in JSON`, "quote it if you mean the text, or use a large finite number"]);
+      }
+    },
+  });
+  if (problems.length) {
+    problems.sort((a, b) => a[0] - b[0]);
+    const [offset, message, hint] = problems[0];
+    const pos = lines.linePos(offset);
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : "";
+    throw new PromptmillError("PM813", `${path}:${pos.line}:${pos.col}: ${message}${more}`, hint);
   }
   const data = yamlToJson(doc.toJS({ mapAsMap: true }));
   return data === null ? new Map() : data;
