@@ -12,6 +12,8 @@
 
     . .venv/bin/activate; PYTHONPATH=$PWD/compiler python runtimes/typescript/scripts/gen-token-fixtures.py
 
+- `schemas`: the schema forms and profiles (`openai_strict`, `gemini_schema`, each profile's `lost_keywords` and
+  `without_rejected`) of the shipped contracts' schemas, the tools' parameters and a few schemas written here;
 - `models` (a second file, models.json): the model table's answers for model ids (shipped patterns and known ids,
   dated, Vertex and Bedrock ids, typos, unknown and malformed ids): `lookup` (the row, or the error), `near_miss`,
   every wire's `serving_problem`, and `max_ratio` per provider.
@@ -205,6 +207,7 @@ def main() -> None:
             for role in runtime.roles
         },
         "wires": wires,
+        "schemas": schema_cases([c.schema for c in contracts[: len(contracts) // 3]] + [d["parameters"] for d in decls] + EXTRA_SCHEMAS),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(OUT, "wb", mtime=0) as f:
@@ -288,6 +291,50 @@ def model_cases() -> dict:
         "max_ratio": {p: table.max_ratio(p) for p in ("openai", "anthropic", "gemini", "nobody")},
         "patterns": table.patterns,
     }
+
+
+EXTRA_SCHEMAS: list = [
+    {"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}, "b": {"enum": ["p", "q"]}}, "required": ["a"]},
+    {"type": "object", "additionalProperties": True},
+    {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/node"}},
+        "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}},
+    },
+    {"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}, "y": {"allOf": [{"type": "string"}], "not": {"const": 1}}}},
+    {
+        "type": ["object", "null"],
+        "properties": {"k": {"type": ["string", "integer", "null"]}, "c": {"const": 3}, "e": {"enum": ["a", None]}},
+    },
+    {
+        "type": "object",
+        "properties": {"arr": {"type": "array", "items": {"type": "number"}, "minItems": 0, "maxItems": 5, "examples": [[1]]}},
+    },
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    {"type": "string"},
+    [1, 2],
+    {"type": "object", "properties": {"o": {"oneOf": [{"type": "object", "properties": {"z": {"type": "boolean"}}}, {"type": "null"}]}}},
+]
+
+
+def schema_cases(schemas: list) -> list[dict]:
+    from promptmill.runtime.schemaforms import gemini_schema, openai_strict
+    from promptmill.runtime.schemaprofiles import PROFILES, lost_keywords, without_rejected
+
+    out = []
+    for schema in schemas:
+        strict, strict_problems = openai_strict(schema)
+        gem, gem_problems = gemini_schema(schema) if isinstance(schema, dict) else ({}, [])
+        out.append(
+            {
+                "schema": schema,
+                "openai_strict": [strict, [list(p) for p in strict_problems]],
+                "gemini": [gem, [list(p) for p in gem_problems]],
+                "lost": {name: [list(x) for x in lost_keywords(schema, prof)] for name, prof in PROFILES.items()},
+                "without_rejected": {name: without_rejected(schema, prof) for name, prof in PROFILES.items()},
+            }
+        )
+    return out
 
 
 class _Placed:
