@@ -3,7 +3,9 @@
 // and stdout, stderr and the exit code must be the Python runtime's, byte for byte.
 //
 // CONFORMANCE_FILTER=<substring> runs the cases whose id contains it; CONFORMANCE_JOBS=<n> processes at once
-// (default 2). The summary line gives the pass count per --format.
+// (default 2). By default each process is a worker running the CLI's main() for case after case
+// (scripts/conformance-worker.mjs: the tokenizers load once); CONFORMANCE_SPAWN=1 starts one `promptmill-ts`
+// process a case, exactly as a user runs it. The summary line gives the pass count per --format.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -28,7 +30,8 @@ function argv(c) {
   return [CLI, "render", c.role, "--build", c.build, "--state", c.state, ...c.args];
 }
 
-function run(c) {
+/** One process a case: the CLI exactly as a user runs it (CONFORMANCE_SPAWN=1). */
+function spawnRun(c) {
   return new Promise((done) => {
     const child = spawn(process.execPath, argv(c), { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } });
     const out = [];
@@ -37,6 +40,47 @@ function run(c) {
     child.stderr.on("data", (b) => err.push(b));
     child.on("close", (code, signal) => done({ stdout: Buffer.concat(out), stderr: Buffer.concat(err), exit: code ?? `signal ${signal}` }));
   });
+}
+
+const WORKER = resolve(here, "..", "scripts", "conformance-worker.mjs");
+
+/** A long-lived process running the CLI's main() for one case after another (scripts/conformance-worker.mjs). */
+class Worker {
+  constructor() {
+    this.child = spawn(process.execPath, [WORKER], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+    this.pending = null;
+    this.buffer = "";
+    this.errors = "";
+    this.child.stdout.on("data", (b) => {
+      this.buffer += b.toString("utf8");
+      let nl;
+      while ((nl = this.buffer.indexOf("\n")) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        const r = JSON.parse(line);
+        const p = this.pending;
+        this.pending = null;
+        p?.resolve({ stdout: Buffer.from(r.stdout, "base64"), stderr: Buffer.from(r.stderr, "base64"), exit: r.exit });
+      }
+    });
+    this.child.stderr.on("data", (b) => (this.errors += b.toString("utf8")));
+    this.child.on("exit", (code, signal) => {
+      this.dead = true;
+      this.pending?.reject(new Error(`the conformance worker ended (${code ?? signal}): ${this.errors.slice(-2000)}`));
+      this.pending = null;
+    });
+  }
+
+  run(c) {
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.child.stdin.write(JSON.stringify({ id: c.id, argv: argv(c).slice(1) }) + "\n");
+    });
+  }
+
+  close() {
+    if (!this.dead) this.child.stdin.end();
+  }
 }
 
 function formatOf(c) {
@@ -73,10 +117,23 @@ test("conformance corpus: the TypeScript runtime prints the Python runtime's byt
   const failures = [];
   const perFormat = new Map();
   let next = 0;
+  const spawnEach = process.env.CONFORMANCE_SPAWN === "1";
   const worker = async () => {
+    let w = spawnEach ? null : new Worker();
     while (next < cases.length) {
       const c = cases[next++];
-      const problems = compare(c, await run(c));
+      let r;
+      if (w === null) r = await spawnRun(c);
+      else {
+        try {
+          r = await w.run(c);
+        } catch {
+          // the CLI ended its process (process.exit) or crashed: this case runs as its own process, then a new worker
+          r = await spawnRun(c);
+          w = new Worker();
+        }
+      }
+      const problems = compare(c, r);
       const fmt = formatOf(c);
       const tally = perFormat.get(fmt) ?? { pass: 0, total: 0 };
       tally.total++;
@@ -84,6 +141,7 @@ test("conformance corpus: the TypeScript runtime prints the Python runtime's byt
       else failures.push({ c, problems });
       perFormat.set(fmt, tally);
     }
+    w?.close();
   };
   await Promise.all(Array.from({ length: jobs }, worker));
   const summary = [...perFormat.entries()]
