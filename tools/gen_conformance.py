@@ -415,7 +415,11 @@ def run_cli(build: str, role: str, state: StateIn, args: list[str]) -> tuple[str
             raise Stale(path)
         (REPO / path).parent.mkdir(parents=True, exist_ok=True)
         (REPO / path).write_bytes(data)
-    result = CliRunner().invoke(main, ["render", role, "--build", build, "--state", path, *args], catch_exceptions=True)
+    try:  # click < 8.2 mixes stderr into stdout unless told not to; 8.2 keeps them apart and has no such option
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(main, ["render", role, "--build", build, "--state", path, *args], catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise RuntimeError(f"{role} {args}: the CLI raised {result.exception!r}") from result.exception
     return result.stdout_bytes.decode("utf-8"), result.stderr_bytes.decode("utf-8"), result.exit_code
