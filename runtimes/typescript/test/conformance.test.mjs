@@ -159,7 +159,10 @@ test("conformance corpus: the TypeScript runtime prints the Python runtime's byt
     .join(", ");
   const passed = cases.length - failures.length;
   const refused = cases.filter((c) => c.fallback).length;
-  console.log(`conformance: ${passed}/${cases.length} cases pass (${summary}); ${refused} of them are roles with fallback sections, to be refused`);
+  console.log(
+    `conformance: ${passed}/${cases.length} cases pass (${summary}); ${refused} cases render roles with fallback sections ` +
+      "(Python's bytes or a PM801 refusal naming the section pass)",
+  );
   if (failures.length) {
     const order = new Map(cases.map((c, i) => [c.id, i]));
     failures.sort((a, b) => order.get(a.c.id) - order.get(b.c.id));
