@@ -157,12 +157,18 @@ test("conformance corpus: the TypeScript runtime prints the Python runtime's byt
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([fmt, t]) => `${fmt} ${t.pass}/${t.total}`)
     .join(", ");
+  const failedIn = new Map();
+  for (const f of failures) {
+    const group = f.c.id.split("/")[0];
+    failedIn.set(group, (failedIn.get(group) ?? 0) + 1);
+  }
   const passed = cases.length - failures.length;
   const refused = cases.filter((c) => c.fallback).length;
   console.log(
     `conformance: ${passed}/${cases.length} cases pass (${summary}); ${refused} cases render roles with fallback sections ` +
       "(Python's bytes or a PM801 refusal naming the section pass)",
   );
+  if (failedIn.size) console.log(`conformance: failing cases by group: ${[...failedIn].map(([g, n]) => `${g} ${n}`).join(", ")}`);
   if (failures.length) {
     const order = new Map(cases.map((c, i) => [c.id, i]));
     failures.sort((a, b) => order.get(a.c.id) - order.get(b.c.id));
