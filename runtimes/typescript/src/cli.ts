@@ -30,7 +30,8 @@ interface Args {
   event: string;
 }
 
-const USAGE = "Usage: promptmill-ts render [OPTIONS] ROLE";
+// worded as the Python CLI (`promptmill`) words it, so a usage error prints the same bytes
+const USAGE = "Usage: promptmill render [OPTIONS] ROLE";
 
 function choice(name: string, value: string, choices: string[]): string {
   if (!choices.includes(value)) {
@@ -343,7 +344,7 @@ export function main(argv: string[]): number {
     args = parseArgs(argv);
   } catch (exc) {
     if (exc instanceof UsageError) {
-      process.stderr.write(`${USAGE}\nTry 'promptmill-ts render --help' for help.\n\nError: ${exc.message}\n`);
+      process.stderr.write(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: ${exc.message}\n`);
       return 2;
     }
     throw exc;
@@ -353,7 +354,7 @@ export function main(argv: string[]): number {
     let provider = args.provider;
     if (PAYLOAD_FORMATS.includes(args.format)) {
       if (provider !== null && provider !== args.format) {
-        process.stderr.write(`${USAGE}\nTry 'promptmill-ts render --help' for help.\n\nError: --format ${args.format} needs --provider ${args.format} (or no --provider)\n`);
+        process.stderr.write(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: --format ${args.format} needs --provider ${args.format} (or no --provider)\n`);
         return 2;
       }
       provider = args.format;
