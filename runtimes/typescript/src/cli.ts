@@ -3,7 +3,8 @@
 // [--provider P] [--event start|continue]`: prints exactly the bytes `promptmill render ... --build DIR` prints
 // (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
 
-import { readFileSync, readSync, statSync, existsSync } from "node:fs";
+import { readFileSync, readSync, realpathSync, statSync, existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseDocument, Parser, LineCounter, visit, isScalar, YAMLSeq, type Scalar } from "yaml";
 import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
 import { PromptmillError } from "./errors.js";
@@ -378,4 +379,15 @@ export function main(argv: string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+/** Whether this module is the program node runs (directly or through the npm bin link), not an import. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) process.exitCode = main(process.argv.slice(2));
