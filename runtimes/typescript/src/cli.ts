@@ -300,6 +300,23 @@ function parseYaml(text: string, path: string): Json {
     throw new PromptmillError("PM813", `${path}:${at}: ${e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")}`);
   }
   visit(doc, {
+    Map(_key, map) {
+      const seen = new Map<string, number>();
+      for (const pair of map.items) {
+        const key = pair.key as Scalar | null;
+        if (!isScalar(key) || typeof key.value !== "string") continue;
+        const at = key.range?.[0] ?? 0;
+        if (key.value === "<<" && key.type === "PLAIN" && !key.tag) {
+          problems.push([at, "merge keys (<<) are not supported", "write the keys out, or share text with a fragment"]);
+          continue;
+        }
+        const first = seen.get(key.value);
+        if (first !== undefined) {
+          const pos = lines.linePos(first);
+          problems.push([at, `duplicate key '${key.value}': it is already defined at line ${pos.line}, column ${pos.col}`, "remove or rename one of the two entries"]);
+        } else seen.set(key.value, at);
+      }
+    },
     Pair(_key, pair) {
       const key = pair.key as Scalar | null;
       if (isScalar(key) && typeof key.value !== "string") {
@@ -365,7 +382,6 @@ export function main(argv: string[]): number {
     const runtime = Runtime.load(args.build);
     runtime.checkWire(args.role, provider, args.model); // PM010 as Python's: no body for a model its wire does not serve
     const req = runtime.render(args.role, state as JsonObject, { budget: args.budget, provider, event: args.event, model: args.model });
-    if (!isObject(state)) throw new PromptmillError("PM810", "the state must be a mapping");
     const [text, newline] = renderOutput(req, args.format);
     process.stdout.write(text + (newline ? "\n" : ""));
     return 0;
