@@ -11,6 +11,7 @@ import { PromptmillError } from "./errors.js";
 import { Runtime } from "./engine.js";
 import { requestData, requestText, type PromptRequest } from "./request.js";
 import { payloadFor } from "./payloads.js";
+import { pretty } from "./pretty.js";
 
 const WIRE_NAMES = ["text", "live", "openai", "openai-responses", "anthropic", "anthropic-bedrock", "anthropic-vertex", "gemini", "gemini-vertex", "bedrock"];
 const PAYLOAD_FORMATS = WIRE_NAMES.filter((w) => w !== "text");
@@ -347,7 +348,7 @@ function parseYaml(text: string, path: string): Json {
 function renderOutput(req: PromptRequest, format: string): [string, boolean] {
   if (format === "text") return [requestText(req), Boolean(process.stdout.isTTY)];
   if (format === "json") return [dumps(requestData(req), { indent: 2, ensureAscii: false }), true];
-  if (format === "pretty") throw new PromptmillError("PM010", "--format pretty is not supported by promptmill-ts; use text or json");
+  if (format === "pretty") return [pretty(req), true]; // without colour (Python colours it on a terminal only)
   return [dumps(payloadFor(format, req), { indent: 2, ensureAscii: false }), true];
 }
 
