@@ -62,6 +62,19 @@ def test_the_corpus_covers_every_shipped_role_in_every_format_and_every_model_ro
     assert len(CASES.read_bytes()) < 4_500_000
 
 
+def test_the_expected_output_is_what_the_promptmill_command_prints():
+    # the generator runs the CLI in-process (click's CliRunner); a sample run as real processes prints the same bytes
+    cases = _cases()
+    sample = cases[::150] + [
+        c for c in cases if c["id"] in ("edges/values/hostile/text", "edges/values/hostile/json", "edges/values/control/text")
+    ]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    for c in sample:
+        argv = [sys.executable, "-m", "promptmill.cli", "render", c["role"], "--build", c["build"], "--state", c["state"], *c["args"]]
+        run = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, timeout=120)
+        assert (run.stdout.decode("utf-8"), run.stderr.decode("utf-8"), run.returncode) == (c["stdout"], c["stderr"], c["exit"]), c["id"]
+
+
 def test_the_typescript_runtime_passes_the_corpus():
     if shutil.which("node") is None or shutil.which("npm") is None:
         if os.environ.get("CI"):

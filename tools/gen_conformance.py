@@ -8,9 +8,10 @@
 synthetic projects below compiled into `conformance/builds/<name>/`); `state` the state file
 (`conformance/states/<hash>.json`, one file per distinct state); `args` what follows
 `render ROLE --build BUILD --state STATE` on the command line; `stdout`, `stderr` and `exit` what
-`promptmill render` printed and returned. A runtime runs every case from the repository root with the same
-arguments and must print the same bytes (runtimes/typescript/test/conformance.test.mjs, run by `npm test`
-and by tests/test_conformance_ts.py).
+`promptmill render` printed and returned; `fallback`, when present, the role's sections that need Jinja (a
+runtime without Jinja must refuse the role with PM801 naming one of them instead). A runtime runs every case
+from the repository root with the same arguments and must print the same bytes
+(runtimes/typescript/test/conformance.test.mjs, run by `npm test` and by tests/test_conformance_ts.py).
 
 The expected output is produced in-process with click's CliRunner on `promptmill.cli.main.main`, the
 function the `promptmill` command runs: the same code, the same bytes, a fraction of the time.
@@ -414,7 +415,11 @@ def run_cli(build: str, role: str, state: StateIn, args: list[str]) -> tuple[str
             raise Stale(path)
         (REPO / path).parent.mkdir(parents=True, exist_ok=True)
         (REPO / path).write_bytes(data)
-    result = CliRunner().invoke(main, ["render", role, "--build", build, "--state", path, *args], catch_exceptions=True)
+    try:  # click < 8.2 mixes stderr into stdout unless told not to; 8.2 keeps them apart and has no such option
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(main, ["render", role, "--build", build, "--state", path, *args], catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise RuntimeError(f"{role} {args}: the CLI raised {result.exception!r}") from result.exception
     return result.stdout_bytes.decode("utf-8"), result.stderr_bytes.decode("utf-8"), result.exit_code
@@ -718,6 +723,28 @@ def all_cases() -> list[Case]:
     return cases
 
 
+def fallback_sections(build: str, role: str) -> list[str]:
+    """Ids of the role's sections whose template has no plan (`"plan": null`: it needs Jinja), parents' too.
+
+    A runtime without Jinja (the TypeScript one) refuses such a role with PM801 naming the section
+    (docs/bundle-format.md, section 8.4); the case records them as `fallback`."""
+    manifest = json.loads((REPO / build / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["roles"].get(role)
+    if entry is None:
+        return []
+    found: list[str] = []
+    stack: list[Any] = [json.loads((REPO / build / entry["file"]).read_text(encoding="utf-8"))]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("template"), str) and "plan" in node and node["plan"] is None and isinstance(node.get("id"), str):
+                found.append(node["id"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return sorted(set(found))
+
+
 def corpus_lines(cases: list[Case]) -> list[str]:
     lines = []
     for case_id, build, role, state, args in cases:
@@ -732,6 +759,9 @@ def corpus_lines(cases: list[Case]) -> list[str]:
             "stderr": err,
             "exit": code,
         }
+        fallback = fallback_sections(build, role)
+        if fallback:
+            record["fallback"] = fallback
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return lines
 

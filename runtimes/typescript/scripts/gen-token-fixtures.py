@@ -12,7 +12,14 @@
 
     . .venv/bin/activate; PYTHONPATH=$PWD/compiler python runtimes/typescript/scripts/gen-token-fixtures.py
 
-writes runtimes/typescript/test/fixtures/tokens.json.gz, read by test/tokenizers.test.mjs and test/wire-costs.test.mjs.
+- `schemas`: the schema forms and profiles (`openai_strict`, `gemini_schema`, each profile's `lost_keywords` and
+  `without_rejected`) of the shipped contracts' schemas, the tools' parameters and a few schemas written here;
+- `models` (a second file, models.json): the model table's answers for model ids (shipped patterns and known ids,
+  dated, Vertex and Bedrock ids, typos, unknown and malformed ids): `lookup` (the row, or the error), `near_miss`,
+  every wire's `serving_problem`, and `max_ratio` per provider.
+
+writes runtimes/typescript/test/fixtures/tokens.json.gz (read by test/tokenizers.test.mjs and test/wire-costs.test.mjs)
+and test/fixtures/models.json (test/models.test.mjs).
 """
 
 from __future__ import annotations
@@ -200,11 +207,134 @@ def main() -> None:
             for role in runtime.roles
         },
         "wires": wires,
+        "schemas": schema_cases([c.schema for c in contracts[: len(contracts) // 3]] + [d["parameters"] for d in decls] + EXTRA_SCHEMAS),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(OUT, "wb", mtime=0) as f:
         f.write(json.dumps(data, ensure_ascii=True).encode("ascii"))
+    models = OUT.parent / "models.json"
+    models.write_text(json.dumps(model_cases(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"{OUT.relative_to(ROOT)}: {len(rows)} texts, {len(data['parts'])} split texts, {len(decls)} tools, {OUT.stat().st_size} bytes")
+
+
+MODEL_IDS = [
+    "gpt-4o-2024-08-06",
+    "gpt-4o-mini",
+    "gpt-4-turbo-2024-04-09",
+    "gpt-4",
+    "gpt-3.5-turbo-0125",
+    "o3-mini",
+    "o1",
+    "chatgpt-4o-latest",
+    "gpt-6",
+    "gpt-5.1-codex",
+    "claude-sonnet-4-5@20250929",
+    "claude-3-5-haiku-latest",
+    "claude",
+    "claude-sonet-4-5",
+    "claude-opus-4-7",
+    "us.anthropic.claude-opus-4-1-20250805-v1:0",
+    "anthropic.claude-3-haiku-20240307-v1:0",
+    "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "us-gov.anthropic.claude-3-5-sonnet-20240620-v1:0",
+    "amazon.nova-pro-v1:0",
+    "meta.llama3-70b-instruct-v1:0",
+    "gemini-2.5-flash",
+    "gemni-2.5-flash",
+    "gemini-exp-1206",
+    "gemini-3-pro-preview",
+    "llama-3.1-70b",
+    "mistral-large",
+    "",
+    "gpt 4o",
+    "gpt-4o\n",
+    "gpt-4o\u200b",
+    "x" * 300,
+]
+
+
+def model_cases() -> dict:
+    from promptmill.core.errors import PromptmillError
+    from promptmill.runtime.models import default_table, serving_problem
+
+    table = default_table()
+    ids = MODEL_IDS + sorted({p[:-1] if p.endswith("*") else p for p in table.patterns}) + sorted(table.known_ids)
+    rows = []
+    for model in ids:
+        row: dict = {"model": model}
+        try:
+            info = table.lookup(model)
+            row["info"] = {
+                "model": info.model,
+                "tokenizer": info.tokenizer,
+                "contextWindow": info.context_window,
+                "estimate": info.estimate,
+                "pattern": info.pattern,
+                "provider": info.provider,
+                "ratio": info.ratio,
+                "maxOutputTokens": info.max_output_tokens,
+                "cacheMinTokens": info.cache_min_tokens,
+                "cacheBreakpoints": info.cache_breakpoints,
+                "structuredOutput": info.structured_output,
+                "source": info.source,
+                "origin": info.origin,
+                "wire": info.wire,
+                "defaultWire": info.default_wire,
+            }
+        except PromptmillError as exc:
+            row["error"] = {"code": exc.code, "message": exc.message, "hint": exc.hint}
+        row["near_miss"] = table.near_miss(model)
+        row["serving"] = {name: serving_problem(get_wire(name), model) for name in WIRE_NAMES}
+        rows.append(row)
+    return {
+        "ids": rows,
+        "max_ratio": {p: table.max_ratio(p) for p in ("openai", "anthropic", "gemini", "nobody")},
+        "patterns": table.patterns,
+    }
+
+
+EXTRA_SCHEMAS: list = [
+    {"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}, "b": {"enum": ["p", "q"]}}, "required": ["a"]},
+    {"type": "object", "additionalProperties": True},
+    {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/node"}},
+        "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}},
+    },
+    {"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}, "y": {"allOf": [{"type": "string"}], "not": {"const": 1}}}},
+    {
+        "type": ["object", "null"],
+        "properties": {"k": {"type": ["string", "integer", "null"]}, "c": {"const": 3}, "e": {"enum": ["a", None]}},
+    },
+    {
+        "type": "object",
+        "properties": {"arr": {"type": "array", "items": {"type": "number"}, "minItems": 0, "maxItems": 5, "examples": [[1]]}},
+    },
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    {"type": "string"},
+    [1, 2],
+    {"type": "object", "properties": {"o": {"oneOf": [{"type": "object", "properties": {"z": {"type": "boolean"}}}, {"type": "null"}]}}},
+]
+
+
+def schema_cases(schemas: list) -> list[dict]:
+    from promptmill.runtime.schemaforms import gemini_schema, openai_strict
+    from promptmill.runtime.schemaprofiles import PROFILES, lost_keywords, without_rejected
+
+    out = []
+    for schema in schemas:
+        strict, strict_problems = openai_strict(schema)
+        gem, gem_problems = gemini_schema(schema) if isinstance(schema, dict) else ({}, [])
+        out.append(
+            {
+                "schema": schema,
+                "openai_strict": [strict, [list(p) for p in strict_problems]],
+                "gemini": [gem, [list(p) for p in gem_problems]],
+                "lost": {name: [list(x) for x in lost_keywords(schema, prof)] for name, prof in PROFILES.items()},
+                "without_rejected": {name: without_rejected(schema, prof) for name, prof in PROFILES.items()},
+            }
+        )
+    return out
 
 
 class _Placed:

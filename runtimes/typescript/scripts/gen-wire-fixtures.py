@@ -14,6 +14,9 @@ Derived cases (`derived` names the change): a rendered request changed with data
 roles do not reach a branch of a wire: no user message, an assistant turn first (PM842), caching off, a model row
 with 0 or 1 cache breakpoints, a tools section that is not stable. The wire renders them as any request.
 
+Cases of a wire with a batch format also hold `batch`: the batch input line (`batch/formats.py`, compact JSON and a
+newline) of the request's batch body for BATCH_MODELS' model, with no reply limit and with 100, or the error.
+
 Renders the Python runtime refuses before a payload exists (PM010 for a model the wire does not serve, a budget
 too small) are left out: they are the pipeline's cases, not the wires'. `--check-cli N` runs the real CLI on N
 cases and stops if its bytes differ from the recorded ones.
@@ -59,6 +62,15 @@ MODELS: dict[str, list[str | None]] = {
     "gemini-vertex": [None, "gemini-2.0-flash"],
 }
 # wire options of the API (`req.to_<wire>(model=..., max_tokens=...)`) tried on the role's own render
+# the model a batch line names, per wire with a batch format
+BATCH_MODELS: dict[str, str | None] = {
+    "text": None,
+    "openai": "gpt-4o",
+    "openai-responses": "gpt-5",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": None,
+    "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+}
 # roles whose requests are also changed into the derived cases (tools, history, contracts between them)
 DERIVED_ROLES = ("companion-beat", "companion-chat", "companion-delivery", "planner")
 OPTIONS: list[dict] = [{"model": "my-model", "max_tokens": 321}, {"max_tokens": 0}, {"max_tokens": 12}]
@@ -77,6 +89,30 @@ def payload_bytes(req: PromptRequest, wire: str, options: dict | None) -> dict:
     except PromptmillError as exc:
         return {"error": error_data(exc)}
     return {"payload": json.dumps(payload, ensure_ascii=False, indent=2) + "\n"}
+
+
+def batch_lines(req: PromptRequest, wire: str) -> dict:
+    from promptmill.batch import formats
+    from promptmill.runtime.wire import get_wire
+
+    w = get_wire(wire)
+    if w.batch_limits is None:
+        return {}
+    model = BATCH_MODELS[wire]
+    out: list[dict] = []
+    for max_tokens in (None, 100):
+        try:
+            body = w.batch_body(req, model)
+            out.append(
+                {
+                    "model": model,
+                    "max_tokens": max_tokens,
+                    "line": formats.dumps(formats.line(wire, "row-7", body, model, max_tokens)).decode(),
+                }
+            )
+        except PromptmillError as exc:
+            out.append({"model": model, "max_tokens": max_tokens, "error": error_data(exc)})
+    return {"batch": out}
 
 
 def cases(runtime: Runtime) -> Iterator[dict]:
@@ -108,7 +144,7 @@ def cases(runtime: Runtime) -> Iterator[dict]:
                         "state": str(state_file.relative_to(ROOT)),
                         "document": doc,
                     }
-                    yield {**base, "options": None, **payload_bytes(req, wire, None)}
+                    yield {**base, "options": None, **payload_bytes(req, wire, None), **batch_lines(req, wire)}
                     if budget is None and model is None:
                         for options in OPTIONS:
                             yield {**base, "options": options, **payload_bytes(req, wire, options)}

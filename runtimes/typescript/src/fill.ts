@@ -224,7 +224,7 @@ function badScore(spec: Section, scores: Score[]): void {
     if (!(typeof value === "bigint" || typeof value === "number")) {
       throw stateErrorAt([[where, `expected a number to order section '${spec.id}' by, got ${typeName(value)}`]]);
     }
-    if (!Number.isFinite(value)) throw stateErrorAt([[where, "is not a finite number"]], "PM811");
+    if (typeof value === "number" && !Number.isFinite(value)) throw stateErrorAt([[where, "is not a finite number"]], "PM811");
   });
 }
 

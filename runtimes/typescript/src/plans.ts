@@ -3,7 +3,7 @@
 // `Deferred` saying why: this runtime does not run Jinja and never guesses the text (the caller reports it).
 
 import { type Json, type JsonObject, isObject, pyEqual, floatRepr } from "./pyjson.js";
-import { PyFail, Unsupported, truthy, pyStr, pyLen, percentFormat, strFormat } from "./pyfmt.js";
+import { PyFail, Unsupported, truthy, pyStr, pyRepr, pyLen, percentFormat, strFormat } from "./pyfmt.js";
 import { PLAIN_FILTERS } from "./filters.js";
 
 const PURE_FILTERS = new Set(["to_json", "to_yaml", "upper", "lower", "trim", "xml_escape", "xml_text"]);
@@ -231,7 +231,26 @@ function printed(value: Value): string {
   if (typeof value === "number") return floatRepr(value);
   if (typeof value === "boolean") return value ? "True" : "False";
   if (value === UNDEF) throw new Defer("an undefined value");
-  throw new Defer(`a ${Array.isArray(value) ? "list" : "mapping"} printed`);
+  return containerText(value);
+}
+
+const MAX_CONTAINER_TEXT = 100_000;
+
+/** A list or mapping as `{{ }}` prints it when the plan defers to Jinja: the sandbox weighs it, then prints
+ * Python's str() (runtime/jinja/guard.py `produce`). Reproduced for JSON data well inside the sandbox's limits
+ * (at most 100,000 characters, no integer Python would refuse to print); anything larger defers. */
+function containerText(value: Json): string {
+  let ok = true;
+  const scan = (v: Json): void => {
+    if (typeof v === "bigint" && v.toString().replace("-", "").length > MAX_STR_DIGITS) ok = false;
+    else if (Array.isArray(v)) v.forEach(scan);
+    else if (isObject(v)) v.forEach(scan);
+  };
+  scan(value);
+  if (!ok) throw new Defer("an integer of more than 4300 digits");
+  const text = pyRepr(value);
+  if (text.length > MAX_CONTAINER_TEXT) throw new Defer(`a ${Array.isArray(value) ? "list" : "mapping"} printed as more than 100,000 characters`);
+  return text;
 }
 
 function truth(value: Value): boolean {

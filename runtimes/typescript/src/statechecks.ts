@@ -77,12 +77,29 @@ export function checkLazyItem(bundle: CheckedBundle, path: string[], index: numb
   if (validator !== null && !validator.itemValid(path, item)) throw new StateError("", validator.itemErrors(path, index, item));
 }
 
-/** The engine's StateChecks: `Runtime.load(dir, stateChecks())`. */
-export function stateChecks(): {
+/** Makes the error the engine catches from the problems of a refused state (its own StateError class). */
+export type StateErrorFactory = (errors: [string, string][], code: string) => Error;
+
+/**
+ * The engine's StateChecks: `Runtime.load(dir, stateChecks())`. With `makeError`, refusals are thrown as the
+ * errors it makes (e.g. the pipeline's `stateErrorAt`), so an engine with a StateError class of its own
+ * recognises them; without, as schema/state_errors.ts StateError.
+ */
+export function stateChecks(makeError?: StateErrorFactory): {
   state(bundle: CheckedBundle, state: JsonObject): void;
   lazyItem(bundle: CheckedBundle, path: string[], index: number, item: Json): void;
 } {
-  return { state: checkState, lazyItem: checkLazyItem };
+  const wrap =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        fn(...args);
+      } catch (err) {
+        if (makeError && err instanceof StateError) throw makeError([...err.errors] as [string, string][], err.code);
+        throw err;
+      }
+    };
+  return { state: wrap(checkState), lazyItem: wrap(checkLazyItem) };
 }
 
 export { toolProblems, toolWithDefaults };

@@ -18,6 +18,8 @@ import { didYouMean, nearest } from "./suggest.js";
 import { returnTool } from "./tooldecl.js";
 import { anthropicTool, compact, geminiDeclaration, openaiFunctionText, responseFormat, responseSchema } from "./wires/_tools.js";
 import { renderAnthropic, renderAnthropicPlatform } from "./wires/anthropic.js";
+import { VERSION as BEDROCK_VERSION } from "./wires/anthropic_bedrock.js";
+import { VERSION as VERTEX_VERSION } from "./wires/anthropic_vertex.js";
 import { renderBedrock } from "./wires/bedrock.js";
 import { renderGemini } from "./wires/gemini.js";
 import { renderLive } from "./wires/live.js";
@@ -640,15 +642,14 @@ export class AnthropicPlatformWire extends AnthropicWire {
 export class AnthropicBedrockWire extends AnthropicPlatformWire {
   override readonly name: string = "anthropic-bedrock";
   override readonly provider: string = "aws";
-  // https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html
-  override readonly anthropicVersion: string = "bedrock-2023-05-31";
+  override readonly anthropicVersion: string = BEDROCK_VERSION;
   override readonly batchLimits: BatchLimits | null = null; // Bedrock batch files are the `bedrock` wire's
 }
 
 export class AnthropicVertexWire extends AnthropicPlatformWire {
   override readonly name: string = "anthropic-vertex";
   override readonly provider: string = "google";
-  override readonly anthropicVersion: string = "vertex-2023-10-16"; // the version Vertex AI documents for Claude
+  override readonly anthropicVersion: string = VERTEX_VERSION; // the version Vertex AI documents for Claude
   override readonly batchLimits: BatchLimits | null = null;
 }
 

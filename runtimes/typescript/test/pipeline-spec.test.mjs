@@ -52,6 +52,12 @@ test("plans: every row of the spec's plan table runs to the Python output or def
     const plan = parse(code(planCell));
     assert.ok(planOk(plan), template);
     const got = runPlan(plan, parse(code(stateCell)));
+    const jinja = /^defers; Jinja gives (`.*`)$/.exec(output);
+    if (jinja) {
+      // the Python plan defers and Jinja prints the list as Python's str(); this runtime prints the same
+      assert.equal(got, code(jinja[1]), template);
+      continue;
+    }
     if (output.startsWith("defers")) {
       assert.ok(got instanceof Deferred, `${template} should defer, gave ${JSON.stringify(got)}`);
       continue;

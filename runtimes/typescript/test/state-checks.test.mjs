@@ -61,3 +61,27 @@ test("a tool's optional fields filled in, other keys kept in place", () => {
   const full = parse('{"name": "a", "description": "", "parameters": {"type": "object"}}');
   assert.equal(toolWithDefaults(full), full);
 });
+
+test("stateChecks throws the engine's own error class when given a factory", async () => {
+  const { stateChecks } = await import("../dist/statechecks.js");
+  class EngineError extends Error {
+    constructor(errors, code) {
+      super(code);
+      this.errors = errors;
+      this.code = code;
+    }
+  }
+  const checks = stateChecks((errors, code) => new EngineError(errors, code));
+  const bundle = bundles.get("executor");
+  const state = parse('{"task_state": 1, "subtask": {"id": "a", "description": "d"}}');
+  const plain = outcome(() => checkState(bundle, state)); // the same problems as StateError
+  assert.equal(plain.code, "PM810");
+  assert.throws(() => checks.state(bundle, state), (err) => {
+    assert.ok(err instanceof EngineError);
+    assert.deepEqual(err.errors, plain.errors);
+    assert.equal(err.code, plain.code);
+    return true;
+  });
+  assert.throws(() => checks.lazyItem(bundle, ["memory"], 4, parse('{"type": "x", "summary": "s"}')), EngineError);
+  assert.doesNotThrow(() => checks.lazyItem(bundle, ["memory"], 0, parse('{"type": "error", "summary": "s"}')));
+});

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { parse } from "../dist/pyjson.js";
-import { WIRE_NAMES, payloadText, renderPayload } from "../dist/wire.js";
+import { WIRE_NAMES, getWire, payloadText, renderPayload, requestFromDocument } from "../dist/wire.js";
+import { compact } from "../dist/wires/_tools.js";
 import { PromptmillError } from "../dist/errors.js";
 
 const cases = gunzipSync(readFileSync(new URL("./fixtures/wires.jsonl.gz", import.meta.url)))
@@ -51,3 +52,30 @@ for (const wire of WIRE_NAMES) {
     assert.equal(wrong.length, 0, `${wrong.length} of ${mine.length} cases differ:\n${wrong.slice(0, 3).join("\n\n")}`);
   });
 }
+
+test("batch lines are Python's (batch/formats.py: compact JSON of each wire's line around its batch body)", () => {
+  const withBatch = cases.filter((c) => c.batch);
+  assert.ok(withBatch.length > 100, `${withBatch.length} cases with batch lines`);
+  const wrong = [];
+  for (const c of withBatch) {
+    const wire = getWire(c.wire);
+    const req = requestFromDocument(parse(c.document));
+    for (const want of c.batch) {
+      const maxTokens = want.max_tokens === null ? null : BigInt(want.max_tokens);
+      let got;
+      try {
+        got = { line: compact(wire.batchLine("row-7", wire.batchBody(req, want.model), want.model, maxTokens)) + "\n" };
+      } catch (exc) {
+        if (!(exc instanceof PromptmillError)) throw exc;
+        got = { error: { code: exc.code, message: exc.message, hint: exc.hint } };
+      }
+      const expected = want.line !== undefined ? { line: want.line } : { error: want.error };
+      try {
+        assert.deepEqual(got, expected);
+      } catch (e) {
+        wrong.push(`${label(c)} batch ${want.max_tokens}: ${e.message.slice(0, 400)}`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
