@@ -12,6 +12,7 @@
 #   make compiled the optional compiled wheel in dist/ (setup.py, PROMPTMILL_MYPYC=1; needs mypy and a C compiler)
 #   make ci       the whole CI run (.ci/run): fresh virtualenvs, checks, both suites
 #   make vscode   the VS Code extension: editors/vscode/promptmill.vsix (npm ci, compile, unit tests, vsce package)
+#   make ts       the TypeScript runtime: npm ci and npm test in runtimes/typescript (unit tests and the conformance corpus)
 
 SHELL := /bin/bash
 PYTHON_DIRS := compiler tests bench tools
@@ -21,7 +22,7 @@ ARGS ?=
 SYSTEM_PYTHON := $(shell command -v python3)
 export PATH := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin,$(CURDIR)/.venv/bin):$(PATH)
 
-.PHONY: help venv check test test-fast lowest docs lock fix compiled ci vscode
+.PHONY: help venv check test test-fast lowest docs lock fix compiled ci vscode ts
 
 help:
 	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
@@ -75,3 +76,6 @@ ci:
 
 vscode:
 	cd editors/vscode && npm ci --no-audit --no-fund && npm run compile && npm test && npx vsce package --out promptmill.vsix
+
+ts:
+	cd runtimes/typescript && npm ci --no-audit --no-fund && npm test

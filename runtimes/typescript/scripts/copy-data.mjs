@@ -1,0 +1,26 @@
+// Copies the data files the Python package ships (compiler/promptmill/data/) into this package's data/:
+// the tiktoken encodings (hash-checked again when loaded, src/tokenizers.ts) and the model table
+// (src/models.ts). Run by `npm run build` and `npm test` (prebuild, pretest); data/ is not committed.
+import { copyFileSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const from = join(here, "..", "..", "..", "compiler", "promptmill", "data");
+const to = join(here, "..", "data");
+const FILES = ["o200k_base.tiktoken", "cl100k_base.tiktoken", "models.json"];
+
+mkdirSync(to, { recursive: true });
+for (const name of FILES) {
+  const src = join(from, name);
+  const dst = join(to, name);
+  let fresh = false;
+  try {
+    const a = statSync(src);
+    const b = statSync(dst);
+    fresh = a.size === b.size && b.mtimeMs >= a.mtimeMs;
+  } catch {
+    fresh = false;
+  }
+  if (!fresh) copyFileSync(src, dst);
+}

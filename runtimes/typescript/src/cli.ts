@@ -1,0 +1,410 @@
+#!/usr/bin/env node
+// `promptmill-ts render ROLE --build DIR --state FILE [--format text|json|WIRE] [--budget N] [--model M]
+// [--provider P] [--event start|continue]`: prints exactly the bytes `promptmill render ... --build DIR` prints
+// (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
+
+import { readFileSync, readSync, realpathSync, statSync, existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseDocument, Parser, LineCounter, visit, isScalar, YAMLSeq, type Scalar } from "yaml";
+import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
+import { PromptmillError } from "./errors.js";
+import { Runtime } from "./engine.js";
+import { requestData, requestText, type PromptRequest } from "./request.js";
+import { payloadFor } from "./payloads.js";
+import { pretty } from "./pretty.js";
+
+const WIRE_NAMES = ["text", "live", "openai", "openai-responses", "anthropic", "anthropic-bedrock", "anthropic-vertex", "gemini", "gemini-vertex", "bedrock"];
+const PAYLOAD_FORMATS = WIRE_NAMES.filter((w) => w !== "text");
+const RENDER_FORMATS = ["pretty", "text", "json", ...PAYLOAD_FORMATS];
+const EVENTS = ["start", "continue"];
+const MAX_STATE_FILE_BYTES = 8 * 1024 * 1024;
+
+class UsageError extends Error {}
+
+interface Args {
+  role: string;
+  state: string | null;
+  build: string | null;
+  format: string;
+  budget: number | null;
+  provider: string | null;
+  model: string | null;
+  event: string;
+}
+
+// worded as the Python CLI (`promptmill`) words it, so a usage error prints the same bytes
+const USAGE = "Usage: promptmill render [OPTIONS] ROLE";
+
+function choice(name: string, value: string, choices: string[]): string {
+  if (!choices.includes(value)) {
+    throw new UsageError(`Invalid value for '${name}': '${value}' is not one of ${choices.map((c) => `'${c}'`).join(", ")}.`);
+  }
+  return value;
+}
+
+function parseArgs(argv: string[]): Args {
+  if (argv[0] !== "render") throw new UsageError(argv.length ? `No such command '${argv[0]}'.` : "Missing command.");
+  const args: Args = { role: "", state: null, build: null, format: "pretty", budget: null, provider: null, model: null, event: "start" };
+  const positional: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    let a = argv[i];
+    let value: string | undefined;
+    if (a.startsWith("--") && a.includes("=")) {
+      value = a.slice(a.indexOf("=") + 1);
+      a = a.slice(0, a.indexOf("="));
+    }
+    const take = (): string => {
+      if (value !== undefined) return value;
+      if (i + 1 >= argv.length) throw new UsageError(`Option '${a}' requires an argument.`);
+      return argv[++i];
+    };
+    switch (a) {
+      case "--state":
+        args.state = take();
+        break;
+      case "--build":
+        args.build = take();
+        break;
+      case "--format":
+        args.format = choice("--format", take(), RENDER_FORMATS);
+        break;
+      case "--budget": {
+        const v = take();
+        if (!/^\s*[-+]?\d+\s*$/.test(v)) throw new UsageError(`Invalid value for '--budget': '${v}' is not a valid integer.`);
+        args.budget = Number(v);
+        break;
+      }
+      case "--provider":
+        args.provider = choice("--provider", take(), WIRE_NAMES);
+        break;
+      case "--model":
+        args.model = take();
+        break;
+      case "--event":
+        args.event = choice("--event", take(), EVENTS);
+        break;
+      default:
+        if (a.startsWith("-") && a !== "-") throw new UsageError(`No such option: ${a}`);
+        positional.push(a);
+    }
+  }
+  if (positional.length !== 1) throw new UsageError(positional.length ? `Got unexpected extra argument (${positional[1]})` : "Missing argument 'ROLE'.");
+  args.role = positional[0];
+  return args;
+}
+
+function stateFail(path: string, problem: string, code = "PM813", hint: string | null = null): PromptmillError {
+  return new PromptmillError(code, `state file ${path}: ${problem}`, hint);
+}
+
+function blank(text: string): boolean {
+  return text.split(/\r\n|\r|\n/).every((line) => !line.trim() || line.trimStart().startsWith("#"));
+}
+
+/** YAML 1.1 data as PyYAML's safe loader gives it: integers as bigint, floats as numbers, mappings as Maps. */
+function yamlToJson(node: unknown): Json {
+  if (node === null || node === undefined) return null;
+  if (typeof node === "boolean" || typeof node === "string" || typeof node === "bigint") return node;
+  if (typeof node === "number") return node;
+  if (Array.isArray(node)) return node.map(yamlToJson);
+  if (node instanceof Map) return new Map([...node.entries()].map(([k, v]) => [String(k), yamlToJson(v)]));
+  if (node instanceof Date) throw new Error("a timestamp is not JSON data");
+  if (typeof node === "object") return new Map(Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, yamlToJson(v)]));
+  throw new Error(`not JSON data: ${typeof node}`);
+}
+
+/** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state). */
+export function readState(path: string): Json {
+  if (path === "-") return readStateText(readStdin(), "<stdin>");
+  const dot = path.lastIndexOf(".");
+  const suffix = dot > path.lastIndexOf("/") ? path.slice(dot).toLowerCase() : "";
+  if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${suffix || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
+  if (!existsSync(path)) throw stateFail(path, "no such file");
+  const st = statSync(path);
+  if (!st.isFile()) throw stateFail(path, "is not a regular file", "PM813", "name a regular file, or pipe the state in: --state - (standard input)");
+  if (st.size > MAX_STATE_FILE_BYTES) throw stateFail(path, `is over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`, "PM812");
+  const raw = readFileSync(path);
+  if (blank(new TextDecoder("utf-8").decode(raw))) return new Map();
+  if (suffix === ".json") return loadJson(raw, path);
+  return parseYaml(decodeUtf8(raw, path), path);
+}
+
+/** Python source/loader.py `_load_json`: UTF-8 (a BOM dropped), no NaN or infinities, no repeated key; errors are
+ * PM813 `<file>:<line>:<col>: <problem>`. */
+function loadJson(raw: Buffer, display: string): Json {
+  const fail = (line: number, col: number, message: string) => new PromptmillError("PM813", `${display}:${line}:${col}: ${message}`);
+  const text = decodeUtf8(raw, display, false); // the JSON reader gives no hint
+  let data: Json;
+  try {
+    data = parse(text);
+  } catch (exc) {
+    if (exc instanceof JsonSyntaxError) throw fail(exc.line, exc.col, exc.message.replace(/: line \d+ column \d+ \(char \d+\)$/, ""));
+    throw exc;
+  }
+  return refuseConstants(text, data, fail);
+}
+
+/** UTF-8 text without a BOM (Python source/textcheck.py `decode`), else PM813 at the bad byte. */
+function decodeUtf8(raw: Buffer, display: string, hints = true): string {
+  const fail = (line: number, col: number, message: string, hint: string) => new PromptmillError("PM813", `${display}:${line}:${col}: ${message}`, hints ? hint : null);
+  if ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff)) throw fail(1, 1, "the file is UTF-16 text; promptmill reads UTF-8 only", "save the file as UTF-8");
+  let bytes = raw;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    let bad = 0;
+    for (let end = 1; end <= bytes.length; end++) {
+      try {
+        new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, end));
+        bad = end;
+      } catch {
+        // a prefix that ends inside a character: keep going until it is a real error
+      }
+      if (end - bad > 4) break;
+    }
+    const lineStart = bytes.lastIndexOf(0x0a, bad - 1) + 1;
+    const line = bytes.subarray(0, bad).filter((b) => b === 0x0a).length + 1;
+    const col = [...new TextDecoder("utf-8").decode(bytes.subarray(lineStart, bad))].length + 1;
+    const binary = bytes.subarray(0, 8192).includes(0);
+    if (binary) throw fail(line, col, "this looks like a binary file, not YAML text", "template files must be UTF-8 text");
+    throw fail(line, col, `the file is not UTF-8 text: byte 0x${bytes[bad].toString(16).toUpperCase().padStart(2, "0")} is not valid UTF-8`, "save the file as UTF-8 (it may be Latin-1 or Windows-1252)");
+  }
+  return text;
+}
+
+function refuseConstants(text: string, data: Json, fail: (line: number, col: number, message: string) => PromptmillError): Json {
+  // what Python's hooks refuse, in the order json.loads meets it: a constant at once, a repeated key when its object closes
+  const TOKEN = /"(?:[^"\\]|\\.)*"|NaN|-?Infinity|[{}:,[\]]/gs;
+  const keys: (Set<string> | null)[] = [];
+  const pending: (string | null)[] = [];
+  let lastString: [string, number] | null = null;
+  let where: number | null = null;
+  let message: string | null = null;
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+    const tok = m[0];
+    if (tok === "NaN" || tok === "Infinity" || tok === "-Infinity") {
+      where ??= m.index;
+      message ??= `${tok} is not valid JSON`;
+      break;
+    }
+    if (tok === "{") {
+      keys.push(new Set());
+      pending.push(null);
+    } else if (tok === "[") {
+      keys.push(null);
+      pending.push(null);
+    } else if (tok === "}" || tok === "]") {
+      keys.pop();
+      const dup = pending.pop();
+      if (dup !== null && dup !== undefined) {
+        message ??= `duplicate key '${dup}'`;
+        break;
+      }
+    } else if (tok === ":" && lastString !== null && keys.length && keys[keys.length - 1] !== null) {
+      const [key, start] = lastString;
+      const seen = keys[keys.length - 1] as Set<string>;
+      if (seen.has(key)) {
+        where ??= start;
+        if (pending[pending.length - 1] === null) pending[pending.length - 1] = key;
+      }
+      seen.add(key);
+    }
+    lastString = tok.startsWith('"') ? [parse(tok) as string, m.index] : null;
+  }
+  if (message !== null) {
+    const at = where ?? 0;
+    const line = text.slice(0, at).split("\n").length;
+    const col = at - (text.lastIndexOf("\n", at - 1) + 1) + 1;
+    throw fail(line, col, message);
+  }
+  return data;
+}
+
+function readStdin(): Buffer {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(65536);
+  let total = 0;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (exc) {
+      if ((exc as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      if ((exc as NodeJS.ErrnoException).code === "EOF") break;
+      throw new PromptmillError("PM813", `state from <stdin>: cannot read it: ${(exc as Error).message}`);
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+    total += n;
+    if (total > MAX_STATE_FILE_BYTES) {
+      throw new PromptmillError("PM812", `state from <stdin>: over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`);
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A state read from standard input: JSON when it starts with `{` or `[`, else YAML. */
+function readStateText(raw: Buffer, name: string): Json {
+  const text = new TextDecoder("utf-8").decode(raw);
+  if (blank(text)) return new Map();
+  const head = text.replace(/^[\ufeff \t\r\n]+/, "")[0];
+  if (head === "{" || head === "[") {
+    try {
+      return parse(text.replace(/^\ufeff/, ""));
+    } catch (exc) {
+      if (exc instanceof JsonSyntaxError) throw new PromptmillError("PM813", `state from ${name}: not valid JSON: ${exc.message}`);
+      throw exc;
+    }
+  }
+  return parseYaml(text, name);
+}
+
+const ALLOWED_TAGS = new Set(["!", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"]);
+const TAG_HINT = "remove the tag: templates and render states are plain data (strings, numbers, booleans, null, lists, mappings)";
+
+function phrase(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "boolean") return "a boolean";
+  if (typeof v === "bigint") return "an integer";
+  if (typeof v === "number") return "a number";
+  if (typeof v === "string") return "a string";
+  if (Array.isArray(v) || v instanceof YAMLSeq) return "a list";
+  return "a mapping";
+}
+
+/** A YAML state as promptmill's loader reads it (source/loader.py, yamlbuild.py, yamlscalars.py): YAML 1.2 core
+ * schema scalars, only the core tags, string keys, no merge keys, finite numbers. Errors are PM813
+ * `<file>:<line>:<col>: <problem>` for the first problem. */
+function parseYaml(text: string, path: string): Json {
+  const lines = new LineCounter();
+  const problems: [number, string, string | null][] = [];
+  // tags, from the concrete syntax tree (where they are written)
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === "object") {
+      const t = node as { type?: string; source?: string; offset?: number };
+      if (t.type === "tag" && typeof t.source === "string" && !ALLOWED_TAGS.has(t.source)) {
+        const tag = t.source;
+        const message = tag.includes("python/") ? `the tag '${tag}' would create a Python object; promptmill loads plain data only` : `the YAML tag '${tag}' is not allowed`;
+        problems.push([t.offset ?? 0, message, TAG_HINT]);
+      }
+      for (const [k, v] of Object.entries(node)) if (k !== "source") walk(v);
+    }
+  };
+  for (const token of new Parser().parse(text)) walk(token);
+  const doc = parseDocument(text, { version: "1.2", schema: "core", intAsBigInt: true, uniqueKeys: false, merge: false, lineCounter: lines });
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    const at = e.linePos ? `${e.linePos[0].line}:${e.linePos[0].col}` : "1:1";
+    throw new PromptmillError("PM813", `${path}:${at}: ${e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")}`);
+  }
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Map<string, number>();
+      for (const pair of map.items) {
+        const key = pair.key as Scalar | null;
+        if (!isScalar(key) || typeof key.value !== "string") continue;
+        const at = key.range?.[0] ?? 0;
+        if (key.value === "<<" && key.type === "PLAIN" && !key.tag) {
+          problems.push([at, "merge keys (<<) are not supported", "write the keys out, or share text with a fragment"]);
+          continue;
+        }
+        const first = seen.get(key.value);
+        if (first !== undefined) {
+          const pos = lines.linePos(first);
+          problems.push([at, `duplicate key '${key.value}': it is already defined at line ${pos.line}, column ${pos.col}`, "remove or rename one of the two entries"]);
+        } else seen.set(key.value, at);
+      }
+    },
+    Pair(_key, pair) {
+      const key = pair.key as Scalar | null;
+      if (isScalar(key) && typeof key.value !== "string") {
+        const raw = key.source ?? (key.range ? text.slice(key.range[0], key.range[1]) : "");
+        const shown = raw ? `'${raw}', which YAML reads as ${phrase(key.value)}` : "empty (null)";
+        problems.push([key.range?.[0] ?? 0, `mapping keys must be strings; this key is ${shown}`, raw ? `quote the key to make it a string: "${raw}":` : null]);
+      } else if (key !== null && !isScalar(key)) {
+        problems.push([(key as { range?: number[] }).range?.[0] ?? 0, `mapping keys must be strings; this key is ${phrase(key)}`, null]);
+      }
+    },
+    Scalar(_key, node) {
+      if (typeof node.value === "number" && !Number.isFinite(node.value) && node.type === "PLAIN") {
+        problems.push([node.range?.[0] ?? 0, `'${node.source}' is not a finite number and cannot be represented in JSON`, "quote it if you mean the text, or use a large finite number"]);
+      }
+    },
+  });
+  if (problems.length) {
+    problems.sort((a, b) => a[0] - b[0]);
+    const [offset, message, hint] = problems[0];
+    const pos = lines.linePos(offset);
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : "";
+    throw new PromptmillError("PM813", `${path}:${pos.line}:${pos.col}: ${message}${more}`, hint);
+  }
+  const data = yamlToJson(doc.toJS({ mapAsMap: true }));
+  return data === null ? new Map() : data;
+}
+
+function renderOutput(req: PromptRequest, format: string): [string, boolean] {
+  if (format === "text") return [requestText(req), Boolean(process.stdout.isTTY)];
+  if (format === "json") return [dumps(requestData(req), { indent: 2, ensureAscii: false }), true];
+  if (format === "pretty") return [pretty(req), true]; // without colour (Python colours it on a terminal only)
+  return [dumps(payloadFor(format, req), { indent: 2, ensureAscii: false }), true];
+}
+
+function fail(exc: PromptmillError): void {
+  process.stderr.write(`promptmill: error[${exc.code}]: ${exc.message}\n`);
+  if (exc.hint) process.stderr.write(`    hint: ${exc.hint}\n`);
+}
+
+export function main(argv: string[]): number {
+  let args: Args;
+  try {
+    args = parseArgs(argv);
+  } catch (exc) {
+    if (exc instanceof UsageError) {
+      process.stderr.write(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: ${exc.message}\n`);
+      return 2;
+    }
+    throw exc;
+  }
+  try {
+    const state = args.state ? readState(args.state) : new Map();
+    let provider = args.provider;
+    if (PAYLOAD_FORMATS.includes(args.format)) {
+      if (provider !== null && provider !== args.format) {
+        process.stderr.write(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: --format ${args.format} needs --provider ${args.format} (or no --provider)\n`);
+        return 2;
+      }
+      provider = args.format;
+    }
+    if (args.format === "text" && provider === null && args.model === null) provider = "text";
+    if (args.build === null) throw new PromptmillError("PM010", "promptmill-ts renders from a build folder: name it with --build DIR", "compile the prompts first: promptmill compile");
+    const runtime = Runtime.load(args.build);
+    runtime.checkWire(args.role, provider, args.model); // PM010 as Python's: no body for a model its wire does not serve
+    const req = runtime.render(args.role, state as JsonObject, { budget: args.budget, provider, event: args.event, model: args.model });
+    const [text, newline] = renderOutput(req, args.format);
+    process.stdout.write(text + (newline ? "\n" : ""));
+    return 0;
+  } catch (exc) {
+    if (exc instanceof PromptmillError) {
+      fail(exc);
+      return 1;
+    }
+    process.stderr.write(`promptmill: error[PM000]: internal error: ${(exc as Error)?.stack ?? String(exc)} (a bug)\n`);
+    return 3;
+  }
+}
+
+/** Whether this module is the program node runs (directly or through the npm bin link), not an import. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) process.exitCode = main(process.argv.slice(2));
