@@ -9,7 +9,9 @@ synthetic projects below compiled into `conformance/builds/<name>/`); `state` th
 (`conformance/states/<hash>.json`, one file per distinct state); `args` what follows
 `render ROLE --build BUILD --state STATE` on the command line; `stdout`, `stderr` and `exit` what
 `promptmill render` printed and returned; `fallback`, when present, the role's sections that need Jinja (a
-runtime without Jinja must refuse the role with PM801 naming one of them instead). A runtime runs every case
+runtime without Jinja must refuse the role with PM801 naming one of them instead); `yaml_syntax`, when true,
+that the state is YAML that does not parse (a runtime must give PM813 for the same file and line; the words
+are its YAML parser's). A runtime runs every case
 from the repository root with the same arguments and must print the same bytes
 (runtimes/typescript/test/conformance.test.mjs, run by `npm test` and by tests/test_conformance_ts.py).
 
@@ -745,6 +747,22 @@ def fallback_sections(build: str, role: str) -> list[str]:
     return sorted(set(found))
 
 
+def yaml_syntax_error(state: str) -> bool:
+    """True when the state file is YAML that does not parse: the one error whose words come from the parser
+    (PyYAML's here, the `yaml` package's in TypeScript), so the TypeScript runtime matches its code, file and
+    line, not its message; the corpus marks such cases `yaml_syntax`."""
+    path = REPO / state
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    try:
+        yaml.safe_load(path.read_bytes())
+    except yaml.MarkedYAMLError:
+        return True
+    except (yaml.YAMLError, ValueError):
+        return False
+    return False
+
+
 def corpus_lines(cases: list[Case]) -> list[str]:
     lines = []
     for case_id, build, role, state, args in cases:
@@ -762,6 +780,8 @@ def corpus_lines(cases: list[Case]) -> list[str]:
         fallback = fallback_sections(build, role)
         if fallback:
             record["fallback"] = fallback
+        if code != 0 and yaml_syntax_error(record["state"]):
+            record["yaml_syntax"] = True
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return lines
 
