@@ -31,6 +31,7 @@ venv:
 	$(SYSTEM_PYTHON) -m venv .venv
 	.venv/bin/pip install -r requirements/dev.lock
 	.venv/bin/pip install --no-deps -e .
+	cd runtimes/typescript && npm ci --no-audit --no-fund --loglevel=error  # Node 20+: the TypeScript runtime the suite checks
 
 check:
 	promptmill compile --check
