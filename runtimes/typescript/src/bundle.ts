@@ -693,6 +693,18 @@ export interface LoadedBuild {
 
 const LOAD_ATTEMPTS = 5;
 
+/** Read one role bundle file (`roles/<id>.<hash>.json` of a build, shipped on its own): the same checks as a
+ * bundle a manifest lists, except the manifest's hash, which a lone file has no manifest to hold. */
+export function loadBundleFile(path: string): RoleBundle {
+  const file = pyPath(path);
+  try {
+    return roleFromDict(readJson(file, null, "bundle"), file);
+  } catch (exc) {
+    if (exc instanceof MissingFile) throw buildError(`no bundle at ${file}`, "compile your prompts first: promptmill compile");
+    throw exc;
+  }
+}
+
 /** Read `buildDir/manifest.json` and every bundle it lists (Python `Runtime.load`). */
 export function loadBuild(buildDir: string): LoadedBuild {
   const root = pyPath(buildDir);

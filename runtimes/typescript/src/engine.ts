@@ -6,7 +6,8 @@
 
 import { type Json, type JsonObject, isObject } from "./pyjson.js";
 import { PromptmillError, unknownRoleError } from "./errors.js";
-import { loadBuild, type Manifest, type RoleBundle, type Section } from "./bundle.js";
+import { dirname } from "node:path";
+import { loadBuild, loadBundleFile, type Manifest, type RoleBundle, type Section } from "./bundle.js";
 import { conditionContext, evaluate, EVENTS } from "./conditions.js";
 import { PreparedRole, StateError, makeCandidate, uniqueToolNames, type Candidate, type ItemChecker } from "./fill.js";
 import { Fitter, budgetError, type CounterLike, type WireLike } from "./fit.js";
@@ -55,6 +56,12 @@ export class Runtime {
   static load(buildDir = "build", checks?: StateChecks): Runtime {
     const { root, manifest, bundles } = loadBuild(buildDir);
     return new Runtime(bundles, root, manifest, checks ?? defaultChecks());
+  }
+
+  /** A runtime of one role: a bundle file shipped without its build (see `loadBundleFile`). */
+  static loadBundle(bundleFile: string, checks?: StateChecks): Runtime {
+    const bundle = loadBundleFile(bundleFile);
+    return new Runtime(new Map([[bundle.id, bundle]]), dirname(bundleFile), null, checks ?? defaultChecks());
   }
 
   get roles(): string[] {

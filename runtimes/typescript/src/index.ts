@@ -9,7 +9,7 @@
 export { Runtime, NO_CHECKS, type RenderOptions, type StateChecks } from "./engine.js";
 export { requestData, requestText, requestSystem, type PromptRequest, type RenderedSection, type Message } from "./request.js";
 export { payloadFor } from "./payloads.js";
-export { loadBuild, roleFromDict, manifestFromDict, type RoleBundle, type Section, type Budget, type Contract, type Manifest } from "./bundle.js";
+export { loadBuild, loadBundleFile, roleFromDict, manifestFromDict, type RoleBundle, type Section, type Budget, type Contract, type Manifest } from "./bundle.js";
 export { evaluate, problems as conditionProblems, conditionContext } from "./conditions.js";
 export { runPlan, planOk, Deferred } from "./plans.js";
 export { toYaml } from "./yamlemit.js";
