@@ -3,7 +3,7 @@
 Build the TypeScript runtime first, then run from the repository root:
 
     (cd runtimes/typescript && npm ci && npm run build)
-    python bench/bench_ts.py                  # the full run (about a minute on an idle 2-core machine)
+    python bench/bench_ts.py                  # the full run (a minute or two on the 2-core machine)
     python bench/bench_ts.py --quick          # fewer repetitions
     python bench/bench_ts.py --sizes small --formats text --cold 1   # one table and one cold start
 
@@ -16,6 +16,8 @@ Renders: Python runs `rt.render("executor", state, budget=B[, provider=F])` in t
 `req.to_payload()`; TypeScript runs the same in one long-lived Node process (bench/bench_ts_node.mjs):
 `rt.render("executor", state, {budget: B, provider: F})`, then `requestText(req)` or `payloadFor(F, req)`, timed
 inside Node with process.hrtime.bigint(), so process start, the pipe and parsing the state's JSON are not counted.
+Before timing, both render 10 medium states untimed (Python's tokenizer moves to quicktok, when installed, after
+256 Ki characters; Node's JIT compiles the render path), and each table starts with 3 untimed renders.
 The two take turns state by state (which goes first alternates) and only one works at a time. Every timed render's
 output is compared byte for byte (the text, or the payload as `promptmill render --format F` prints it) with its
 token count: any difference stops the run with exit status 1, naming the render. Per table: the lazy floor
