@@ -97,7 +97,7 @@ class WireServer:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()  # stop: 50 ms, not 0.5 s
 
     def stop(self) -> None:
         if self._server is not None:

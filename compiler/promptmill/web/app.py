@@ -100,7 +100,8 @@ class PreviewServer(ThreadingHTTPServer):
         """Serve and watch on threads of their own; returns at once."""
         if self.watcher is not None:
             self.watcher.start()
-        self._thread = threading.Thread(target=self.serve_forever, name="promptmill-preview", daemon=True)
+        # a short poll: `close` (shutdown) waits for the loop's next look, 0.5 s by default, on every close
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="promptmill-preview", daemon=True)
         self._thread.start()
         return self
 
