@@ -6,7 +6,7 @@
 //   checked on load against the hash tiktoken itself expects (SHIPPED_ENCODINGS). The pre-tokenizer patterns
 //   are tiktoken's (tiktoken_ext/openai_public.py of tiktoken 0.14.0, what the Python runtime runs) written for
 //   JavaScript's regex engine (see PATTERNS), and the merge is tiktoken's rule (the lowest-ranked adjacent
-//   pair first, the leftmost on a tie): the same token ids. js-tiktoken 1.0.21 (a dependency) encodes the same
+//   pair first, the leftmost on a tie): the same token ids. js-tiktoken 1.0.21 (a development dependency) encodes the same
 //   ids, but its merge is quadratic with string-joined keys (a 20,000-letter run took 71 s on the 2-core dev
 //   machine), so the encoder here is its own, with a heap for long pieces; test/tokenizers.test.mjs checks
 //   both against tiktoken's counts;
@@ -475,7 +475,7 @@ export function dataFile(name: string): Buffer {
 
 const encodingError = (message: string, hint: string | null = null) => new PromptmillError("PM850", message, hint);
 
-/** The verified encoding file of `name` as [token bytes by rank, js-tiktoken's rank table]. */
+/** The verified encoding file of `name`, as a tokenizer. */
 function loadEncoding(name: string): TiktokenTokenizer {
   const expected = SHIPPED_ENCODINGS[name];
   let raw: Buffer;
