@@ -79,7 +79,9 @@ class _NoPlan(Exception):
     """The template uses something a plan cannot prove equal to Jinja; `node` is the innermost
     node that was refused (set where it is first caught)."""
 
-    node: Any = None
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.node: Any = None  # set here, not as a class default: the compiled build (mypyc) has no class defaults on exceptions
 
 
 class _Defer(Exception):
