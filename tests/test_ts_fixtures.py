@@ -5,9 +5,12 @@ change to the Python runtime that the fixtures do not show yet fails this test, 
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,30 @@ GENERATORS = {
 }
 
 
+def _locked(name: str) -> str:
+    """The version requirements/dev.lock pins for `name`: the environment the fixtures are written in."""
+    lock = (REPO / "requirements" / "dev.lock").read_text(encoding="utf-8")
+    return lock.split(f"\n{name}==", 1)[1].split()[0]
+
+
+def _same_in_this_environment(path: Path, committed: bytes) -> bool:
+    """Equal bytes; with another `regex` than the lock's (the lowest-versions run), the token fixture's
+    truncations may differ, since where a cut may fall depends on the grapheme clusters of that `regex`'s
+    Unicode version, so those are compared without the truncations: the counts and ids still must match."""
+    fresh = path.read_bytes()
+    if fresh == committed:
+        return True
+    if path.name != "tokens.json.gz" or version("regex") == _locked("regex"):
+        return False
+
+    def counts(data: bytes) -> object:
+        texts = json.loads(gzip.decompress(data))["texts"]
+        return [{k: ({f: x for f, x in v.items() if f != "truncate"} if isinstance(v, dict) else v) for k, v in t.items()} for t in texts]
+
+    rest = {k: v for k, v in json.loads(gzip.decompress(fresh)).items() if k != "texts"}
+    return counts(fresh) == counts(committed) and rest == {k: v for k, v in json.loads(gzip.decompress(committed)).items() if k != "texts"}
+
+
 @pytest.mark.parametrize("generator", sorted(GENERATORS))
 def test_the_fixture_is_what_the_python_runtime_gives_today(generator):
     paths = [FIXTURES / name for name in GENERATORS[generator]]
@@ -29,7 +56,7 @@ def test_the_fixture_is_what_the_python_runtime_gives_today(generator):
     try:
         run = subprocess.run([sys.executable, generator], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, run.stdout + run.stderr
-        stale = [p.name for p in paths if p.read_bytes() != committed[p]]
+        stale = [p.name for p in paths if not _same_in_this_environment(p, committed[p])]
     finally:
         for p, data in committed.items():  # the committed bytes stay, fresh or not
             p.write_bytes(data)
