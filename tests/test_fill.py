@@ -71,6 +71,17 @@ def test_a_score_that_is_not_a_number_is_an_error_at_its_path(rt):
         rt.render("shelf", {"books": [{"title": "a", "score": 1}, {"title": "b", "score": "high"}]})
 
 
+def test_a_huge_integer_score_orders_and_a_bad_score_beside_it_is_still_named(rt):
+    """An integer too large for a float (JSON allows it) is a finite score; with a bad score beside
+    it the error names the bad one (it was an OverflowError from math.isfinite, a traceback)."""
+    big = 10**400
+    books = [{"title": "a", "score": 1.5}, {"title": "b", "score": big}]
+    room = rt.render("shelf", {"books": books[1:]}).tokens + 1  # holds one book
+    assert _books(rt.render("shelf", {"books": books}, budget=room)) == ["b"]  # the best score is kept
+    with pytest.raises(StateError, match=r"state\.books\[2\]\.score: is not a finite number"):
+        rt.render("shelf", {"books": [{"title": "a", "score": big}, {"title": "b", "score": 2}, {"title": "c", "score": float("nan")}]})
+
+
 def test_items_of_the_wrong_type_are_reported_as_such(rt):
     with pytest.raises(StateError, match=r"state\.books\[0\]: expected object, got string"):
         rt.render("shelf", {"books": ["a", "b"]})

@@ -310,7 +310,7 @@ def _bad_score(spec: Section, scores: list) -> None:
         where = state_path((*spec.path, i, *spec.order_by))
         if type(value) not in (int, float):
             raise StateError("", [(where, f"expected a number to order section '{spec.id}' by, got {type(value).__name__}")])
-        if not math.isfinite(value):
+        if type(value) is float and not math.isfinite(value):  # an int is finite, however large (math.isfinite would overflow)
             raise StateError("", [(where, "is not a finite number")], code="PM811")
 
 
