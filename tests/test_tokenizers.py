@@ -27,6 +27,25 @@ def test_shipped_file_hash_matches_tiktoken_expectation(name):
     assert SHIPPED_ENCODINGS[name] in inspect.getsource(getattr(public, name))
 
 
+@pytest.mark.parametrize("name", sorted(SHIPPED_ENCODINGS))
+def test_shipped_files_number_their_tokens_in_order_so_the_ranks_need_no_parsing(name, monkeypatch):
+    """_load_ranks takes the ranks as 0..n-1 in file order without parsing the rank column; that holds
+    for every shipped file (proven here by parsing it) and gives tiktoken's own reading of the file."""
+    import binascii
+
+    from tiktoken.load import load_tiktoken_bpe
+
+    from promptmill.runtime.tokenizers import _data_file, _load_ranks
+
+    fields = _data_file(f"{name}.tiktoken").split()
+    assert [int(r) for r in fields[1::2]] == list(range(len(fields) // 2))
+    ranks = _load_ranks(name)
+    assert ranks == {binascii.a2b_base64(t): int(r) for t, r in zip(fields[0::2], fields[1::2], strict=True)}
+    path = resources.files("promptmill").joinpath("data", f"{name}.tiktoken")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # read the file as it is; no copy in tiktoken's cache
+    assert ranks == load_tiktoken_bpe(str(path), SHIPPED_ENCODINGS[name])  # tiktoken's parser of the same file
+
+
 def test_known_counts():
     o200k = get_tokenizer("o200k_base")
     cl100k = get_tokenizer("cl100k_base")
