@@ -32,8 +32,8 @@ RUNTIME_FOLDERS = ("core", "runtime", "wires", "explain", "replies")
 # promptmill modules (packages included) the render below loads, besides the wire modules the registry names
 # (the render tries every wire, one module each: adding a wire is adding a module)
 # 47 before wires/, explain/, replies/ and runtime/filters/ (their packages, runtime/registry.py, placed.py,
-# filters/plain.py) and runtime/itemproof.py
-RENDER_BUDGET = 54
+# filters/plain.py), runtime/itemproof.py and runtime/asciibpe.py
+RENDER_BUDGET = 55
 HEADING = re.compile(r"^### `([a-z_/]+)/`\s*$", re.M)
 
 

@@ -3,7 +3,10 @@
 `get_tokenizer(name)` returns a shared, thread-safe tokenizer:
 - `o200k_base` (default) and `cl100k_base`: tiktoken, built offline from the
   official encoding files shipped in `promptmill/data/`, whose SHA-256 is checked
-  on load against the hash tiktoken itself expects;
+  on load against the hash tiktoken itself expects; the first STARTER_CHARS
+  characters of plain ASCII are counted from the file's ranks alone
+  (`asciibpe`, tiktoken's ids exactly), so a process that renders once never
+  builds tiktoken's tables (about 0.25 s);
   with `promptmill[fast]` installed they count through quicktok (a faster exact
   BPE) loaded from the same verified files, kept only while it agrees with
   tiktoken on a fixed corpus checked at load (see `fast_encoder`); it loads once
@@ -43,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import regex as _regex
 
 from ..core.errors import TokenizerError
+from .asciibpe import plain
 
 if TYPE_CHECKING:
     import tiktoken
@@ -55,6 +59,10 @@ LONG_ENCODE_CHARS = 65_536  # a text this long is encoded once for the truncatio
 # (about 1.5 s on the 2-core machine of bench/bench_cold.py) pays back only over many renders, and
 # 256 Ki characters is about a hundred medium renders; the counts are the same before and after
 FAST_AFTER_CHARS = 262_144
+# plain ASCII characters a tokenizer counts from the ranks alone (runtime/asciibpe.py) before it builds
+# tiktoken's tables (about 0.25 s for o200k_base): a CLI call or a first render of a few thousand tokens
+# does not pay the build; the counts are the same either side (tests/test_asciibpe.py)
+STARTER_CHARS = 65_536
 
 # SHA-256 of the official files; equal to `expected_hash` in tiktoken_ext/openai_public.py.
 SHIPPED_ENCODINGS: dict[str, str] = {
@@ -94,21 +102,69 @@ class TiktokenTokenizer:
     exact = True
     has_hard_joins = True
 
-    def __init__(self, name: str, encoding: tiktoken.Encoding, fast: Any = None, later: Any = None) -> None:
+    def __init__(
+        self, name: str, encoding: tiktoken.Encoding | None, fast: Any = None, later: Any = None, *, spec: dict | None = None
+    ) -> None:
         """`fast` (see fast_encoder) gives tiktoken's ids for the same text, proven at load; `later`, a
-        callable returning such an encoder (or None), is called once FAST_AFTER_CHARS characters were counted."""
+        callable returning such an encoder (or None), is called once FAST_AFTER_CHARS characters were counted.
+        With `encoding` None, `spec` holds `tiktoken.Encoding`'s arguments: the first STARTER_CHARS characters
+        of plain ASCII are counted from the ranks alone (`asciibpe`), and tiktoken's tables are built when
+        that allowance is spent, on the first other text, or on the first encode or truncation."""
         self.name = name
         self._enc = encoding
+        self._spec = spec if encoding is None else None
         self._last: tuple[str, Sequence[int]] | None = None  # the last long text encoded, and its ids (4 bytes each)
         self._later = later if fast is None else None
         self._left = FAST_AFTER_CHARS  # characters to count before `later` is asked
+        if encoding is None:
+            from .asciibpe import AsciiBPE
+
+            assert spec is not None
+            self._starter = AsciiBPE(spec["mergeable_ranks"], spec["pat_str"])
+            self._start_left = STARTER_CHARS
+            self.backend = "promptmill-bpe"
+            self._encode = self._starter_encode
+            self._count = self._starter_count
+            return
         self._use(fast)
         if self._later is not None:  # count (and encode) through the meters until the fast backend is asked for
             self._encode = self._metered_encode
             self._count = self._metered_count
 
+    def _encoding(self) -> tiktoken.Encoding:
+        """tiktoken's encoding, built now if it was not (then it counts from here on)."""
+        enc = self._enc
+        if enc is None:
+            with _switch_lock:
+                if self._enc is None:
+                    import tiktoken
+
+                    assert self._spec is not None
+                    built = tiktoken.Encoding(**self._spec)
+                    self._spec = None
+                    self._enc = built
+                    self._use(None)
+                    if self._later is not None:
+                        self._encode = self._metered_encode
+                        self._count = self._metered_count
+            enc = self._enc
+            assert enc is not None
+        return enc
+
+    def _starter_count(self, text: str) -> int:
+        if len(text) <= self._start_left and plain(text):
+            self._start_left -= len(text)
+            return self._starter.count(text)
+        self._encoding()
+        return self._count(text)
+
+    def _starter_encode(self, text: str) -> list[int]:
+        self._encoding()
+        return self._encode(text)
+
     def _use(self, fast: Any) -> None:
         encoding = self._enc
+        assert encoding is not None  # built before a backend is chosen
         self.backend = "tiktoken" if fast is None else "quicktok"
         self._encode = encoding.encode_ordinary if fast is None else fast.encode_ordinary
         self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
@@ -117,13 +173,13 @@ class TiktokenTokenizer:
         self._left -= len(text)
         if self._left <= 0:
             self._switch()
-        return self._enc.encode_ordinary(text)
+        return self._encoding().encode_ordinary(text)
 
     def _metered_count(self, text: str) -> int:
         self._left -= len(text)
         if self._left <= 0:
             self._switch()
-        return len(self._enc.encode_ordinary(text))
+        return len(self._encoding().encode_ordinary(text))
 
     def _switch(self) -> None:
         """Ask `later` for the fast backend, once (tiktoken stays when it gives None)."""
@@ -166,7 +222,7 @@ class TiktokenTokenizer:
         if n <= 0:
             return ""
         part = list(tokens[:n] if keep == "head" else tokens[len(tokens) - n :])
-        raw = self._enc.decode_bytes(part)
+        raw = self._encoding().decode_bytes(part)
         # A token may end (head) or start (tail) inside a UTF-8 sequence: drop the
         # partial character rather than emit a replacement character.
         if keep == "head":
@@ -326,6 +382,13 @@ def _load_ranks(name: str) -> dict[bytes, int]:
 def _tiktoken_encoding(name: str, ranks: dict[bytes, int] | None = None) -> tiktoken.Encoding:
     """Build the encoding from tiktoken's own definition, fed our verified file (or `ranks` read from it)."""
     import tiktoken
+
+    return tiktoken.Encoding(**_encoding_spec(name, ranks))
+
+
+def _encoding_spec(name: str, ranks: dict[bytes, int] | None = None) -> dict[str, Any]:
+    """`tiktoken.Encoding`'s arguments from tiktoken's own definition (pattern, special tokens), with our
+    verified file's ranks (or `ranks` read from it); building the encoding is left to the caller."""
     import tiktoken_ext.openai_public as public
 
     constructor = getattr(public, name, None)
@@ -344,7 +407,7 @@ def _tiktoken_encoding(name: str, ranks: dict[bytes, int] | None = None) -> tikt
     # touching tiktoken's module state.
     scope = dict(vars(public), load_tiktoken_bpe=load_verified)
     build = types.FunctionType(constructor.__code__, scope, constructor.__name__)
-    return tiktoken.Encoding(**build())
+    return build()
 
 
 FAST_ENV = "PROMPTMILL_FAST_TOKENIZER"  # "0", "off", "false" or "no": count with tiktoken alone
@@ -455,6 +518,11 @@ def _load_quicktok(quicktok: Any, name: str, stem: str, table: str, ranks: dict[
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _fast_later(tok: TiktokenTokenizer, ranks: dict[bytes, int]) -> Any:
+    """`tok`'s fast backend, from the ranks it already holds (not parsed from the file again)."""
+    return fast_encoder(tok.name, tok._encoding(), ranks)
+
+
 _lock = threading.Lock()
 _switch_lock = threading.Lock()  # a tokenizer asking for its fast backend (TiktokenTokenizer._switch)
 _cache: dict[str, Tokenizer] = {}
@@ -481,9 +549,11 @@ def get_tokenizer(name: str, *, base_dir: Path | None = None) -> Tokenizer:
             return cached
         tok: Tokenizer
         if name in SHIPPED_ENCODINGS:
-            encoding = _tiktoken_encoding(name, _load_ranks(name))
-            later = functools.partial(fast_encoder, name, encoding) if fast_available(name) else None
-            tok = TiktokenTokenizer(name, encoding, later=later)
+            spec = _encoding_spec(name, _load_ranks(name))
+            shipped = TiktokenTokenizer(name, None, spec=spec)
+            if fast_available(name):  # asked once tiktoken has counted FAST_AFTER_CHARS, so it is built by then
+                shipped._later = functools.partial(_fast_later, shipped, spec["mergeable_ranks"])
+            tok = shipped
         elif name == "approx":
             tok = ApproxTokenizer()
         elif name.startswith("hf:"):
