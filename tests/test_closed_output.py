@@ -174,6 +174,23 @@ def test_an_output_closed_from_the_start_is_discarded(args, project):
         assert (project / "out-discarded" / "summary.json").is_file()
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["render", "helpdesk", "--state", "-"], "error[PM813]: state from <stdin>: standard input is closed"),
+        (["lsp"], "error[PM010]: the language server talks to the editor over standard input and output, and one of them is closed"),
+    ],
+)
+def test_an_input_closed_from_the_start_is_a_clear_error(args, said, project):
+    """`promptmill ... <&-`: Python has no sys.stdin; a command that reads it says so (it was PM000, an
+    AttributeError, for `render --state -`, and an OSError for `lsp`), exit 1."""
+    got = subprocess.run(
+        ["bash", "-c", 'exec "$@" <&-', "promptmill", EXE, *args], cwd=project, capture_output=True, text=True, env=_env(), timeout=60
+    )
+    assert got.returncode == 1 and said in got.stderr, got.stderr
+    _clean(got.stderr)
+
+
 def test_a_broken_pipe_that_is_not_the_output_is_still_a_bug(project):
     """Only the output's reader going away is an ordinary end: a BrokenPipeError from anywhere else
     (a worker's pipe) is PM000, exit 3, never a silent 141."""

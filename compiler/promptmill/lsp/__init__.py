@@ -22,7 +22,17 @@ def serve_stdio() -> None:
     from .stream import serve
 
     sys.stdout.flush()
-    stdin_fd, stdout = os.dup(0), os.fdopen(os.dup(1), "wb")
+    try:
+        stdin_fd, stdout_fd = os.dup(0), os.dup(1)
+    except OSError:  # started with `<&-` or `>&-`: there is no editor to talk to
+        from ..core.errors import ConfigError
+
+        raise ConfigError(
+            "the language server talks to the editor over standard input and output, and one of them is closed",
+            code="PM010",
+            hint="start it from an editor (docs/editors.md), which connects both",
+        ) from None
+    stdout = os.fdopen(stdout_fd, "wb")
     os.dup2(2, 1)
     code = serve(build_server(), stdin_fd, stdout)
     if code:

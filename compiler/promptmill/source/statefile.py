@@ -60,7 +60,11 @@ def read_state(path: str | os.PathLike[str], *, max_bytes: int = MAX_STATE_FILE_
     from .loader import load_data_bytes
 
     if os.fspath(path) == STDIN:
-        return read_state_stream(sys.stdin.buffer, max_bytes=max_bytes)
+        stream = getattr(sys.stdin, "buffer", None)  # None when the process was started with stdin closed
+        if stream is None:
+            hint = "pipe the state in, or name a state file"
+            raise PromptmillError("state from <stdin>: standard input is closed", code="PM813", hint=hint)
+        return read_state_stream(stream, max_bytes=max_bytes)
     p = Path(path)
     if p.suffix.lower() not in SUFFIXES:
         raise _fail(p, f"unknown file type '{p.suffix or '(none)'}'", hint="use a .yaml, .yml or .json file")
