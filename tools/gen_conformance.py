@@ -22,6 +22,7 @@ function the `promptmill` command runs: the same code, the same bytes, a fractio
 from __future__ import annotations
 
 import argparse
+import base64
 import filecmp
 import hashlib
 import json
@@ -716,6 +717,170 @@ def suite_cases() -> Iterator[Case]:
             )
 
 
+# -- files: state files that are not regular files, standard input, sizes -------------------------------------
+#
+# conformance/files-cases.jsonl: renders whose state is a FIFO, a device, a folder, a socket, a symbolic link,
+# an oversized or sparse file, or bytes on standard input. Such files cannot live in git, so each case says how
+# to make them: `setup` is a list of steps run in a new temporary folder, `{tmp}` in a path, in `state` and in
+# the expected output stands for that folder. `stdin` is the standard input: `{"base64": ...}` or
+# `{"file": "/dev/zero"}` (none: empty). Runners make the files, run the command as a real process from the
+# repository root, and compare stdout, stderr and the exit code with `{tmp}` replaced by their own folder
+# (runtimes/typescript/test/conformance-files.test.mjs).
+#
+# Setup steps: {"make": "fifo"|"folder"|"socket", "path"}, {"make": "link", "path", "to"} (a symbolic link),
+# {"make": "file", "path", "text"} or {"make": "file", "path", "size", "fill"} (`fill` repeated to `size` bytes)
+# or {"make": "file", "path", "size", "sparse": true} (a hole of `size` bytes: large to fstat, nothing written).
+
+FILES_CASES = OUT / "files-cases.jsonl"
+
+
+def files_cases() -> list[dict[str, Any]]:
+    """Each case: id, setup, state (the --state argument), stdin; role executor of the repository's build."""
+    limit = 8 * 1024 * 1024  # statefile.MAX_STATE_FILE_BYTES
+    state = example_states()["executor"]  # JSON text: the renders that succeed print the prompt
+    yaml_state = (REPO / "prompts" / "examples" / "executor.state.yaml").read_bytes()
+    b64 = lambda raw: {"base64": base64.b64encode(raw).decode("ascii")}  # noqa: E731
+    cases: list[tuple[str, list[dict[str, Any]], str, dict[str, str] | None]] = [
+        ("fifo", [{"make": "fifo", "path": "{tmp}/state.json"}], "{tmp}/state.json", None),
+        ("fifo-yaml", [{"make": "fifo", "path": "{tmp}/state.yaml"}], "{tmp}/state.yaml", None),
+        ("fifo-dot-path", [{"make": "fifo", "path": "{tmp}/state.json"}], "{tmp}/./state.json", None),
+        (
+            "link-to-fifo",
+            [{"make": "fifo", "path": "{tmp}/pipe"}, {"make": "link", "path": "{tmp}/state.yml", "to": "pipe"}],
+            "{tmp}/state.yml",
+            None,
+        ),
+        ("device-zero", [{"make": "link", "path": "{tmp}/state.json", "to": "/dev/zero"}], "{tmp}/state.json", None),
+        ("device-null", [{"make": "link", "path": "{tmp}/state.yaml", "to": "/dev/null"}], "{tmp}/state.yaml", None),
+        ("device-no-suffix", [], "/dev/zero", None),
+        ("folder", [{"make": "folder", "path": "{tmp}/state.json"}], "{tmp}/state.json", None),
+        ("folder-slash", [{"make": "folder", "path": "{tmp}/state.yaml"}], "{tmp}/state.yaml/", None),
+        ("socket", [{"make": "socket", "path": "{tmp}/state.json"}], "{tmp}/state.json", None),
+        ("link-dangling", [{"make": "link", "path": "{tmp}/state.json", "to": "nowhere.json"}], "{tmp}/state.json", None),
+        (
+            "link-loop",
+            [{"make": "link", "path": "{tmp}/a.json", "to": "b.json"}, {"make": "link", "path": "{tmp}/b.json", "to": "a.json"}],
+            "{tmp}/a.json",
+            None,
+        ),
+        # a link out of the repository is followed: the user named the file (Python refuses links out of a
+        # project only for the files it finds itself, such as example states)
+        (
+            "link-out",
+            [
+                {"make": "file", "path": "{tmp}/real.json", "text": state},
+                {"make": "link", "path": "{tmp}/state.json", "to": "{tmp}/real.json"},
+            ],
+            "{tmp}/state.json",
+            None,
+        ),
+        ("missing", [], "{tmp}/absent.json", None),
+        ("hidden-name", [{"make": "file", "path": "{tmp}/.json", "text": "{}"}], "{tmp}/.json", None),
+        ("over-limit", [{"make": "file", "path": "{tmp}/state.json", "size": limit + 1, "fill": " "}], "{tmp}/state.json", None),
+        ("at-limit", [{"make": "file", "path": "{tmp}/state.yaml", "size": limit, "fill": "#"}], "{tmp}/state.yaml", None),
+        ("sparse-huge", [{"make": "file", "path": "{tmp}/state.json", "size": 1 << 40, "sparse": True}], "{tmp}/state.json", None),
+        ("bom-only-json", [{"make": "file", "path": "{tmp}/state.json", "text": "\ufeff"}], "{tmp}/state.json", None),
+        ("bom-comment-yaml", [{"make": "file", "path": "{tmp}/state.yaml", "text": "\ufeff# nothing\n"}], "{tmp}/state.yaml", None),
+        ("stdin-json", [], "-", b64(state.encode("utf-8"))),
+        ("stdin-yaml", [], "-", b64(yaml_state)),
+        ("stdin-empty", [], "-", None),
+        ("stdin-bad-json", [], "-", b64(b'{"task": \n')),
+        ("stdin-utf16", [], "-", b64("task: t\n".encode("utf-16"))),
+        ("stdin-latin1", [], "-", b64("task: caf\u00e9\n".encode("latin-1"))),
+        ("stdin-latin1-json", [], "-", b64('{"task": "caf\u00e9"}'.encode("latin-1"))),
+        ("stdin-bom-only", [], "-", b64(b"\xef\xbb\xbf")),
+        ("stdin-duplicate-key", [], "-", b64(b'{"task": "a", "task": "b"}')),
+        ("stdin-zero", [], "-", {"file": "/dev/zero"}),
+    ]
+    return [
+        {
+            "id": f"files/{name}",
+            "build": "build",
+            "role": "executor",
+            "state": path,
+            "args": ["--format", "text"],
+            "setup": setup,
+            "stdin": stdin,
+        }
+        for name, setup, path, stdin in cases
+    ]
+
+
+def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
+    """Run the setup steps in `tmp`; the sockets made, to close when the case is done."""
+    import socket
+    import stat
+
+    keep = []
+    for step in steps:
+        path = step["path"].replace("{tmp}", tmp)
+        kind = step["make"]
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "folder":
+            os.mkdir(path)
+        elif kind == "socket":
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind(path)
+            keep.append(sock)
+        elif kind == "link":
+            os.symlink(step["to"].replace("{tmp}", tmp), path)
+        elif kind == "file":
+            with open(path, "wb") as fh:
+                if step.get("sparse"):
+                    fh.truncate(step["size"])
+                elif "text" in step:
+                    fh.write(step["text"].encode("utf-8"))
+                else:
+                    fill = step["fill"].encode("utf-8")
+                    fh.write((fill * (step["size"] // len(fill) + 1))[: step["size"]])
+        else:
+            raise ValueError(f"unknown setup step {kind!r}")
+        assert kind != "fifo" or stat.S_ISFIFO(os.lstat(path).st_mode)
+    return keep
+
+
+def run_files_case(case: dict[str, Any]) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of the case's command, in-process, its files made in a temporary folder."""
+    from click.testing import CliRunner
+
+    from promptmill.cli.main import main
+
+    with tempfile.TemporaryDirectory(prefix="pm-files-") as tmp:
+        tmp = os.path.realpath(tmp)
+        keep = make_setup(case["setup"], tmp)
+        stdin: Any = b""
+        if case["stdin"] is not None and "base64" in case["stdin"]:
+            stdin = base64.b64decode(case["stdin"]["base64"])
+        try:
+            runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+        except TypeError:
+            runner = CliRunner()
+        argv = ["render", case["role"], "--build", case["build"], "--state", case["state"].replace("{tmp}", tmp), *case["args"]]
+        try:
+            if case["stdin"] is not None and "file" in case["stdin"]:
+                with open(case["stdin"]["file"], "rb") as fh:
+                    result = runner.invoke(main, argv, input=fh, catch_exceptions=True)
+            else:
+                result = runner.invoke(main, argv, input=stdin, catch_exceptions=True)
+        finally:
+            for sock in keep:
+                sock.close()
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise RuntimeError(f"{case['id']}: the CLI raised {result.exception!r}") from result.exception
+        out = result.stdout_bytes.decode("utf-8").replace(tmp, "{tmp}")
+        err = result.stderr_bytes.decode("utf-8").replace(tmp, "{tmp}")
+        return out, err, result.exit_code
+
+
+def files_lines() -> str:
+    lines = []
+    for case in files_cases():
+        out, err, code = run_files_case(case)
+        lines.append(json.dumps({**case, "stdout": out, "stderr": err, "exit": code}, ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
 def all_cases() -> list[Case]:
     cases = [*shipped_cases(), *model_cases(), *hostile_shipped_cases(), *edge_cases(), *seed_cases(), *suite_cases()]
     ids = [c[0] for c in cases]
@@ -872,6 +1037,12 @@ def main(argv: list[str] | None = None) -> int:
     for rel in extra:  # states only the budget probes read
         (REPO / rel).unlink()
     if not _state_checks(opts.check):
+        return 1
+    files = files_lines()
+    if not opts.check:
+        FILES_CASES.write_text(files, encoding="utf-8")
+    elif not FILES_CASES.exists() or FILES_CASES.read_text(encoding="utf-8") != files:
+        print(f"{FILES_CASES.relative_to(REPO)} is stale; run `python tools/gen_conformance.py`")
         return 1
     text = "".join(lines)
     size = len(text.encode("utf-8"))

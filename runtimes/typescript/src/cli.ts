@@ -3,15 +3,17 @@
 // [--provider P] [--event start|continue]`: prints exactly the bytes `promptmill render ... --build DIR` prints
 // (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
 
-import { readFileSync, readSync, realpathSync, statSync, existsSync } from "node:fs";
+import { readSync, realpathSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseDocument, Parser, LineCounter, visit, isScalar, YAMLSeq, type Scalar } from "yaml";
-import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
+import { type Json, type JsonObject, dumps, parse, JsonSyntaxError } from "./pyjson.js";
 import { PromptmillError } from "./errors.js";
 import { Runtime } from "./engine.js";
 import { requestData, requestText, type PromptRequest } from "./request.js";
 import { payloadFor } from "./payloads.js";
 import { pretty } from "./pretty.js";
+import { pyPath, readBytes, reason } from "./userfiles.js";
+import { lstrip } from "./pyfmt.js";
 
 const WIRE_NAMES = ["text", "live", "openai", "openai-responses", "anthropic", "anthropic-bedrock", "anthropic-vertex", "gemini", "gemini-vertex", "bedrock"];
 const PAYLOAD_FORMATS = WIRE_NAMES.filter((w) => w !== "text");
@@ -97,8 +99,14 @@ function stateFail(path: string, problem: string, code = "PM813", hint: string |
   return new PromptmillError(code, `state file ${path}: ${problem}`, hint);
 }
 
-function blank(text: string): boolean {
-  return text.split(/\r\n|\r|\n/).every((line) => !line.trim() || line.trimStart().startsWith("#"));
+/** Nothing but blank lines and comments, an empty state (Python: statefile.py `_blank`: the bytes decoded with
+ * replacement, split by `str.splitlines`, stripped of what `str.isspace` calls space). */
+function blank(raw: Uint8Array): boolean {
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(raw); // a BOM stays: Python's strip() keeps it
+  return text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/).every((line) => {
+    const rest = lstrip(line);
+    return rest === "" || rest.startsWith("#");
+  });
 }
 
 /** YAML 1.1 data as PyYAML's safe loader gives it: integers as bigint, floats as numbers, mappings as Maps. */
@@ -113,20 +121,43 @@ function yamlToJson(node: unknown): Json {
   throw new Error(`not JSON data: ${typeof node}`);
 }
 
-/** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state). */
-export function readState(path: string): Json {
-  if (path === "-") return readStateText(readStdin(), "<stdin>");
-  const dot = path.lastIndexOf(".");
-  const suffix = dot > path.lastIndexOf("/") ? path.slice(dot).toLowerCase() : "";
-  if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${suffix || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
-  if (!existsSync(path)) throw stateFail(path, "no such file");
-  const st = statSync(path);
-  if (!st.isFile()) throw stateFail(path, "is not a regular file", "PM813", "name a regular file, or pipe the state in: --state - (standard input)");
-  if (st.size > MAX_STATE_FILE_BYTES) throw stateFail(path, `is over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`, "PM812");
-  const raw = readFileSync(path);
-  if (blank(new TextDecoder("utf-8").decode(raw))) return new Map();
+/** Python's `PurePath.suffix`: the last part's extension ("" for ".json", "a." or "a"). */
+function pySuffix(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const i = name.lastIndexOf(".");
+  return i > 0 && i < name.length - 1 ? name.slice(i) : "";
+}
+
+const TOO_BIG_HINT = "pass only what the role renders; large lists are trimmed to the budget anyway";
+const overLimit = `over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`;
+
+/** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state); `-` reads
+ * standard input (Python: source/statefile.py `read_state`). */
+export function readState(pathIn: string): Json {
+  if (pathIn === "-") return readStateText(readStdin(), "<stdin>");
+  const path = pyPath(pathIn); // as Python's Path shows it
+  const suffix = pySuffix(path).toLowerCase();
+  if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${pySuffix(path) || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
+  const raw = readBounded(pathIn, path);
+  if (blank(raw)) return new Map();
   if (suffix === ".json") return loadJson(raw, path);
   return parseYaml(decodeUtf8(raw, path), path);
+}
+
+/** The bytes of a state file (Python: statefile.py `read_bounded`): a regular file only (a FIFO, a device, a socket
+ * or a folder is PM813, never waited on nor read), over the limit is PM812. The path is the user's choice: a
+ * symbolic link is followed wherever it leads, as in Python. */
+function readBounded(pathIn: string, path: string): Buffer {
+  if (!existsSync(pathIn)) throw stateFail(path, "no such file");
+  try {
+    return readBytes(pathIn, MAX_STATE_FILE_BYTES, "state file");
+  } catch (exc) {
+    if (!(exc instanceof PromptmillError)) throw exc;
+    if (exc.code === "PM105") throw stateFail(path, `is ${overLimit}`, "PM812", TOO_BIG_HINT);
+    const problem = exc.message.startsWith(`${path}: `) ? exc.message.slice(path.length + 2) : exc.message;
+    const hint = problem.includes("regular files only") ? "name a regular file, or pipe the state in: --state - (standard input)" : exc.hint;
+    throw stateFail(path, problem.replace("the state file is", "is"), "PM813", hint);
+  }
 }
 
 /** Python source/loader.py `_load_json`: UTF-8 (a BOM dropped), no NaN or infinities, no repeated key; errors are
@@ -231,34 +262,29 @@ function readStdin(): Buffer {
     try {
       n = readSync(0, buf, 0, buf.length, null);
     } catch (exc) {
-      if ((exc as NodeJS.ErrnoException).code === "EAGAIN") continue;
-      if ((exc as NodeJS.ErrnoException).code === "EOF") break;
-      throw new PromptmillError("PM813", `state from <stdin>: cannot read it: ${(exc as Error).message}`);
+      const code = (exc as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // a non-blocking stdin: wait, do not spin
+        continue;
+      }
+      if (code === "EOF") break;
+      throw new PromptmillError("PM813", `state from <stdin>: cannot read it: ${reason(exc)}`);
     }
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
     total += n;
-    if (total > MAX_STATE_FILE_BYTES) {
-      throw new PromptmillError("PM812", `state from <stdin>: over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`);
-    }
+    if (total > MAX_STATE_FILE_BYTES) throw new PromptmillError("PM812", `state from <stdin>: ${overLimit}`, TOO_BIG_HINT);
   }
   return Buffer.concat(chunks);
 }
 
-/** A state read from standard input: JSON when it starts with `{` or `[`, else YAML. */
+/** A state read from standard input (Python: statefile.py `read_state_stream`): JSON when it starts with `{` or
+ * `[`, else YAML, read by the same loaders as a file (errors at `<stdin>:line:col`). */
 function readStateText(raw: Buffer, name: string): Json {
-  const text = new TextDecoder("utf-8").decode(raw);
-  if (blank(text)) return new Map();
-  const head = text.replace(/^[\ufeff \t\r\n]+/, "")[0];
-  if (head === "{" || head === "[") {
-    try {
-      return parse(text.replace(/^\ufeff/, ""));
-    } catch (exc) {
-      if (exc instanceof JsonSyntaxError) throw new PromptmillError("PM813", `state from ${name}: not valid JSON: ${exc.message}`);
-      throw exc;
-    }
-  }
-  return parseYaml(text, name);
+  if (blank(raw)) return new Map();
+  const head = new TextDecoder("utf-8").decode(raw).replace(/^[\ufeff \t\r\n]+/, "")[0];
+  if (head === "{" || head === "[") return loadJson(raw, name);
+  return parseYaml(decodeUtf8(raw, name), name);
 }
 
 const ALLOWED_TAGS = new Set(["!", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"]);
@@ -293,7 +319,15 @@ function parseYaml(text: string, path: string): Json {
       for (const [k, v] of Object.entries(node)) if (k !== "source") walk(v);
     }
   };
-  for (const token of new Parser().parse(text)) walk(token);
+  let documents = 0;
+  for (const token of new Parser().parse(text)) {
+    if (token.type === "document") documents++;
+    walk(token);
+  }
+  if (documents === 0) {
+    // not blank (a byte-order mark and comments, say), yet no document: Python's yamlbuild.py refuses it (PM103)
+    throw new PromptmillError("PM813", `${path}:1:1: the file holds no YAML document (it is empty or only comments)`, "write a mapping such as 'kind: role'");
+  }
   const doc = parseDocument(text, { version: "1.2", schema: "core", intAsBigInt: true, uniqueKeys: false, merge: false, lineCounter: lines });
   if (doc.errors.length) {
     const e = doc.errors[0];
