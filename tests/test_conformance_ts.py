@@ -77,8 +77,9 @@ def test_the_expected_output_is_what_the_promptmill_command_prints():
 
 
 def test_the_files_corpus_is_what_the_promptmill_command_prints():
-    # conformance/files-cases.jsonl (FIFOs, devices, sockets, links, stdin): a sample run as real processes, each
-    # case's files made as the generator makes them; a FIFO is refused at once and /dev/zero is never read
+    # conformance/files-cases.jsonl (FIFOs, devices, sockets, links, stdin, broken builds): a sample run as real
+    # processes, each case's files made as the generator makes them; a FIFO is refused at once and /dev/zero is never
+    # read (the cases whose stdout is /dev/full or a closed pipe the generator runs as real processes itself)
     import base64
     import importlib.util
     import tempfile
@@ -88,7 +89,16 @@ def test_the_files_corpus_is_what_the_promptmill_command_prints():
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     cases = [json.loads(line) for line in (REPO / "conformance" / "files-cases.jsonl").read_text(encoding="utf-8").split("\n") if line]
-    wanted = ("files/fifo", "files/device-zero", "files/socket", "files/folder", "files/link-out", "files/stdin-zero", "files/stdin-latin1")
+    wanted = (
+        "files/fifo",
+        "files/device-zero",
+        "files/socket",
+        "files/folder",
+        "files/link-out",
+        "files/stdin-zero",
+        "files/stdin-latin1",
+        "files/build-bundle-fifo",
+    )
     sample = [c for c in cases if c["id"] in wanted]
     assert len(sample) == len(wanted)
     env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
@@ -96,17 +106,8 @@ def test_the_files_corpus_is_what_the_promptmill_command_prints():
         with tempfile.TemporaryDirectory(prefix="pm-files-") as tmp:
             tmp = os.path.realpath(tmp)
             keep = gen.make_setup(c["setup"], tmp)
-            argv = [
-                sys.executable,
-                "-m",
-                "promptmill.cli",
-                "render",
-                c["role"],
-                "--build",
-                c["build"],
-                "--state",
-                c["state"].replace("{tmp}", tmp),
-            ]
+            build, state = c["build"].replace("{tmp}", tmp), c["state"].replace("{tmp}", tmp)
+            argv = [sys.executable, "-m", "promptmill.cli", "render", c["role"], "--build", build, "--state", state]
             try:
                 if c["stdin"] and "file" in c["stdin"]:
                     with open(c["stdin"]["file"], "rb") as stdin:

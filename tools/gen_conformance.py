@@ -727,11 +727,29 @@ def suite_cases() -> Iterator[Case]:
 # repository root, and compare stdout, stderr and the exit code with `{tmp}` replaced by their own folder
 # (runtimes/typescript/test/conformance-files.test.mjs).
 #
+# `build`, when it holds `{tmp}`, is a build folder the setup made or broke. `output`, when present, is where
+# standard output goes: "/dev/full" (a full disk: PM021) or "closed-pipe" (a pipe whose reader is gone, as in
+# `promptmill render ... | head -c 10`: exit 141 and no message); those cases run the Python CLI as a real process.
+#
 # Setup steps: {"make": "fifo"|"folder"|"socket", "path"}, {"make": "link", "path", "to"} (a symbolic link),
-# {"make": "file", "path", "text"} or {"make": "file", "path", "size", "fill"} (`fill` repeated to `size` bytes)
+# {"make": "copy", "from", "path"} (a file or folder of the repository), {"make": "remove", "path"},
+# {"make": "file", "path", "text"} or {"make": "file", "path", "pieces": [[text, count], ...]} (each text repeated)
+# or {"make": "file", "path", "size", "fill"} (`fill` repeated to `size` bytes)
 # or {"make": "file", "path", "size", "sparse": true} (a hole of `size` bytes: large to fstat, nothing written).
 
 FILES_CASES = OUT / "files-cases.jsonl"
+
+
+def _pieces(path: str, *pieces: tuple[str, int]) -> dict[str, Any]:
+    """A file step whose text is each piece repeated its count of times, in order (a deep or long file, kept short)."""
+    return {"make": "file", "path": path, "pieces": [list(p) for p in pieces]}
+
+
+def _alias_bomb() -> str:
+    """Nine levels of ten aliases each: 10**9 nodes once expanded, from 9 short lines."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    return "\n".join(lines) + "\n"
 
 
 def files_cases() -> list[dict[str, Any]]:
@@ -791,8 +809,28 @@ def files_cases() -> list[dict[str, Any]]:
         ("stdin-bom-only", [], "-", b64(b"\xef\xbb\xbf")),
         ("stdin-duplicate-key", [], "-", b64(b'{"task": "a", "task": "b"}')),
         ("stdin-zero", [], "-", {"file": "/dev/zero"}),
+        # the loader's limits on what a state file's YAML and JSON may hold (source/loader.py _STATE_LIMITS)
+        ("yaml-deep", [_pieces("{tmp}/state.yaml", ("a: ", 1), ("[", 200), ("]", 200), ("\n", 1))], "{tmp}/state.yaml", None),
+        ("yaml-many-aliases", [_pieces("{tmp}/state.yaml", ("a: &x 1\nb: [", 1), ("*x, ", 1500), ("*x]\n", 1))], "{tmp}/state.yaml", None),
+        ("yaml-alias-bomb", [{"make": "file", "path": "{tmp}/state.yaml", "text": _alias_bomb()}], "{tmp}/state.yaml", None),
+        ("yaml-alias-undefined", [{"make": "file", "path": "{tmp}/state.yaml", "text": "a: *nope\n"}], "{tmp}/state.yaml", None),
+        ("yaml-alias-self", [{"make": "file", "path": "{tmp}/state.yaml", "text": "a: &x [1, *x]\n"}], "{tmp}/state.yaml", None),
+        (
+            "yaml-alias-deep",
+            [_pieces("{tmp}/state.yaml", ("a: &d ", 1), ("[", 100), ("]", 100), ("\nb: ", 1), ("[", 40), ("*d", 1), ("]", 40))],
+            "{tmp}/state.yaml",
+            None,
+        ),
+        (
+            "yaml-aliases-ok",
+            [{"make": "file", "path": "{tmp}/state.yaml", "text": "t: &t x\nsubtask: {title: *t}\nlist: [*t, *t]\n"}],
+            "{tmp}/state.yaml",
+            None,
+        ),
+        ("yaml-two-documents", [{"make": "file", "path": "{tmp}/state.yaml", "text": "task: a\n---\ntask: b\n"}], "{tmp}/state.yaml", None),
+        ("json-deep", [_pieces("{tmp}/state.json", ('{"a": ', 1), ("[", 100_000), ("]", 100_000), ("}", 1))], "{tmp}/state.json", None),
     ]
-    return [
+    out = [
         {
             "id": f"files/{name}",
             "build": "build",
@@ -804,6 +842,41 @@ def files_cases() -> list[dict[str, Any]]:
         }
         for name, setup, path, stdin in cases
     ]
+    # build folders that are missing, half-written or hold what is not a regular file
+    manifest = json.loads((REPO / "build" / "manifest.json").read_text(encoding="utf-8"))
+    bundle = "{tmp}/build/" + manifest["roles"]["executor"]["file"]
+    copy = {"make": "copy", "from": "build", "path": "{tmp}/build"}
+    gone = {"make": "remove", "path": bundle}
+    half_manifest = {"make": "file", "path": "{tmp}/build/manifest.json", "text": '{"format": "promptmill-build", "roles": {'}
+    builds: list[tuple[str, list[dict[str, Any]]]] = [
+        ("build-missing", []),
+        (
+            "build-manifest-only",
+            [
+                {"make": "folder", "path": "{tmp}/build"},
+                {"make": "copy", "from": "build/manifest.json", "path": "{tmp}/build/manifest.json"},
+            ],
+        ),
+        ("build-manifest-half", [copy, {"make": "remove", "path": "{tmp}/build/manifest.json"}, half_manifest]),
+        (
+            "build-manifest-fifo",
+            [copy, {"make": "remove", "path": "{tmp}/build/manifest.json"}, {"make": "fifo", "path": "{tmp}/build/manifest.json"}],
+        ),
+        ("build-bundle-missing", [copy, gone]),
+        ("build-bundle-half", [copy, gone, {"make": "file", "path": bundle, "text": '{"id": "executor", "sections": ['}]),
+        ("build-bundle-fifo", [copy, gone, {"make": "fifo", "path": bundle}]),
+        ("build-bundle-device", [copy, gone, {"make": "link", "path": bundle, "to": "/dev/zero"}]),
+        ("build-bundle-folder", [copy, gone, {"make": "folder", "path": bundle}]),
+        ("build-bundle-sparse", [copy, gone, {"make": "file", "path": bundle, "size": 1 << 40, "sparse": True}]),
+    ]
+    for name, setup in builds:
+        case = {"id": f"files/{name}", "build": "{tmp}/build", "role": "executor", "state": "prompts/examples/executor.state.yaml"}
+        out.append({**case, "args": ["--format", "text"], "setup": setup, "stdin": None})
+    # standard output that cannot take the prompt
+    for name, where in (("output-full", "/dev/full"), ("output-reader-gone", "closed-pipe")):
+        case = {"id": f"files/{name}", "build": "build", "role": "executor", "state": "prompts/examples/executor.state.yaml"}
+        out.append({**case, "args": ["--format", "json"], "setup": [], "stdin": None, "output": where})
+    return out
 
 
 def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
@@ -815,6 +888,9 @@ def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
     for step in steps:
         path = step["path"].replace("{tmp}", tmp)
         kind = step["make"]
+        # a step only ever makes or removes a name inside `tmp`, whose folder lies inside `tmp` after every link
+        if not (path.startswith(tmp + "/") and os.path.realpath(os.path.dirname(path)).startswith(tmp)):
+            raise ValueError(f"setup outside {tmp}: {path}")
         if kind == "fifo":
             os.mkfifo(path)
         elif kind == "folder":
@@ -823,6 +899,14 @@ def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
             sock = socket.socket(socket.AF_UNIX)
             sock.bind(path)
             keep.append(sock)
+        elif kind == "copy":
+            source = REPO / step["from"]
+            if source.is_dir():
+                shutil.copytree(source, path)  # files, never links to the repository's
+            else:
+                shutil.copyfile(source, path)
+        elif kind == "remove":
+            os.unlink(path)
         elif kind == "link":
             os.symlink(step["to"].replace("{tmp}", tmp), path)
         elif kind == "file":
@@ -831,6 +915,8 @@ def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
                     fh.truncate(step["size"])
                 elif "text" in step:
                     fh.write(step["text"].encode("utf-8"))
+                elif "pieces" in step:
+                    fh.write("".join(text * count for text, count in step["pieces"]).encode("utf-8"))
                 else:
                     fill = step["fill"].encode("utf-8")
                     fh.write((fill * (step["size"] // len(fill) + 1))[: step["size"]])
@@ -856,7 +942,10 @@ def run_files_case(case: dict[str, Any]) -> tuple[str, str, int]:
             runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
         except TypeError:
             runner = CliRunner()
-        argv = ["render", case["role"], "--build", case["build"], "--state", case["state"].replace("{tmp}", tmp), *case["args"]]
+        build, state = case["build"].replace("{tmp}", tmp), case["state"].replace("{tmp}", tmp)
+        argv = ["render", case["role"], "--build", build, "--state", state, *case["args"]]
+        if case.get("output"):
+            return run_with_output(argv, case["output"], tmp)
         try:
             if case["stdin"] is not None and "file" in case["stdin"]:
                 with open(case["stdin"]["file"], "rb") as fh:
@@ -871,6 +960,26 @@ def run_files_case(case: dict[str, Any]) -> tuple[str, str, int]:
         out = result.stdout_bytes.decode("utf-8").replace(tmp, "{tmp}")
         err = result.stderr_bytes.decode("utf-8").replace(tmp, "{tmp}")
         return out, err, result.exit_code
+
+
+def run_with_output(argv: list[str], where: str, tmp: str) -> tuple[str, str, int]:
+    """The `promptmill` command as a real process whose standard output is `where`: /dev/full, or a pipe whose
+    reader is gone (what CliRunner's in-memory streams cannot be); stdout is what reached the output: nothing."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    command = [sys.executable, "-m", "promptmill.cli", *argv]
+    if where == "closed-pipe":
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            run = subprocess.run(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.PIPE, timeout=120)
+        finally:
+            os.close(write)
+    else:
+        with open(where, "wb") as sink:
+            run = subprocess.run(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.PIPE, timeout=120)
+    return "", run.stderr.decode("utf-8").replace(tmp, "{tmp}"), run.returncode
 
 
 def files_lines() -> str:
