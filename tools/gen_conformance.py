@@ -733,7 +733,8 @@ def suite_cases() -> Iterator[Case]:
 #
 # Setup steps: {"make": "fifo"|"folder"|"socket", "path"}, {"make": "link", "path", "to"} (a symbolic link),
 # {"make": "copy", "from", "path"} (a file or folder of the repository), {"make": "remove", "path"},
-# {"make": "file", "path", "text"} or {"make": "file", "path", "pieces": [[text, count], ...]} (each text repeated)
+# {"make": "file", "path", "text"} or {"make": "file", "path", "base64"} (bytes)
+# or {"make": "file", "path", "pieces": [[text, count], ...]} (each text repeated)
 # or {"make": "file", "path", "size", "fill"} (`fill` repeated to `size` bytes)
 # or {"make": "file", "path", "size", "sparse": true} (a hole of `size` bytes: large to fstat, nothing written).
 
@@ -847,6 +848,8 @@ def files_cases() -> list[dict[str, Any]]:
     bundle = "{tmp}/build/" + manifest["roles"]["executor"]["file"]
     copy = {"make": "copy", "from": "build", "path": "{tmp}/build"}
     gone = {"make": "remove", "path": bundle}
+    manifest_at = "{tmp}/build/manifest.json"
+    drop = {"make": "remove", "path": manifest_at}
     half_manifest = {"make": "file", "path": "{tmp}/build/manifest.json", "text": '{"format": "promptmill-build", "roles": {'}
     builds: list[tuple[str, list[dict[str, Any]]]] = [
         ("build-missing", []),
@@ -868,7 +871,24 @@ def files_cases() -> list[dict[str, Any]]:
         ("build-bundle-device", [copy, gone, {"make": "link", "path": bundle, "to": "/dev/zero"}]),
         ("build-bundle-folder", [copy, gone, {"make": "folder", "path": bundle}]),
         ("build-bundle-sparse", [copy, gone, {"make": "file", "path": bundle, "size": 1 << 40, "sparse": True}]),
+        ("build-manifest-sparse", [copy, drop, {"make": "file", "path": manifest_at, "size": 1 << 40, "sparse": True}]),
+        ("build-manifest-device", [copy, drop, {"make": "link", "path": manifest_at, "to": "/dev/zero"}]),
     ]
+    # a manifest in another encoding: json.loads of the bytes detects UTF-16 and UTF-32, and words a bad byte
+    the_manifest = (REPO / "build" / "manifest.json").read_text(encoding="utf-8")
+    encoded = {
+        "latin1": the_manifest.replace('"format"', '"f\u00f6rmat"', 1).encode("latin-1"),
+        "utf16": the_manifest.encode("utf-16"),
+        "utf16be-no-bom": the_manifest.encode("utf-16-be"),
+        "utf32": the_manifest.encode("utf-32"),
+        "utf16-odd": the_manifest.encode("utf-16")[:-1],
+        "two-boms": b"\xef\xbb\xbf\xef\xbb\xbf" + the_manifest.encode("utf-8"),
+        "bom-then-bad": b"\xef\xbb\xbf\xff" + the_manifest.encode("utf-8"),
+        "cut-in-a-character": the_manifest.encode("utf-8") + b"\xe2\x82",
+    }
+    for name, raw in encoded.items():
+        step = {"make": "file", "path": manifest_at, "base64": base64.b64encode(raw).decode("ascii")}
+        builds.append((f"build-manifest-{name}", [copy, drop, step]))
     for name, setup in builds:
         case = {"id": f"files/{name}", "build": "{tmp}/build", "role": "executor", "state": "prompts/examples/executor.state.yaml"}
         out.append({**case, "args": ["--format", "text"], "setup": setup, "stdin": None})
@@ -915,6 +935,8 @@ def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
                     fh.truncate(step["size"])
                 elif "text" in step:
                     fh.write(step["text"].encode("utf-8"))
+                elif "base64" in step:
+                    fh.write(base64.b64decode(step["base64"]))
                 elif "pieces" in step:
                     fh.write("".join(text * count for text, count in step["pieces"]).encode("utf-8"))
                 else:

@@ -3,7 +3,7 @@
 
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, statSync } from "node:fs";
-import { type Json, type JsonObject, isObject, parse, JsonSyntaxError } from "./pyjson.js";
+import { type Json, type JsonObject, isObject, parse, JsonSyntaxError, PyDecodeError, decodeJsonBytes } from "./pyjson.js";
 import { PromptmillError, buildError } from "./errors.js";
 import { pyPath, readBytes } from "./userfiles.js";
 import { pyRepr, typeName } from "./pyfmt.js";
@@ -656,12 +656,10 @@ function readJson(path: string, expectedSha: string | null, what: string): Json 
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
-  } catch {
-    throw buildError(`${what} ${path} is not valid JSON: it is not UTF-8 text`, "recompile: promptmill compile");
-  }
-  if (text.charCodeAt(0) === 0xfeff) {
-    throw buildError(`${what} ${path} is not valid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)`, "recompile: promptmill compile");
+    text = decodeJsonBytes(raw); // Python's json.loads of the bytes: their encoding detected, its decoder's words
+  } catch (exc) {
+    if (exc instanceof PyDecodeError) throw buildError(`${what} ${path} is not valid JSON: ${exc.message}`, "recompile: promptmill compile");
+    throw exc;
   }
   try {
     return parse(text);

@@ -67,6 +67,7 @@ async function makeSetup(steps, tmp) {
         writeFileSync(path, "");
         truncateSync(path, step.size); // a hole: fstat says `size`, nothing is on disk
       } else if ("text" in step) writeFileSync(path, step.text, "utf8");
+      else if ("base64" in step) writeFileSync(path, Buffer.from(step.base64, "base64"));
       else if ("pieces" in step) writeFileSync(path, step.pieces.map(([text, count]) => text.repeat(count)).join(""), "utf8");
       else writeFileSync(path, Buffer.alloc(step.size, step.fill));
     } else throw new Error(`unknown setup step ${step.make}`);
