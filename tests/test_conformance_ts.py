@@ -76,6 +76,52 @@ def test_the_expected_output_is_what_the_promptmill_command_prints():
         assert (run.stdout.decode("utf-8"), run.stderr.decode("utf-8"), run.returncode) == (c["stdout"], c["stderr"], c["exit"]), c["id"]
 
 
+def test_the_files_corpus_is_what_the_promptmill_command_prints():
+    # conformance/files-cases.jsonl (FIFOs, devices, sockets, links, stdin, broken builds): a sample run as real
+    # processes, each case's files made as the generator makes them; a FIFO is refused at once and /dev/zero is never
+    # read (the cases whose stdout is /dev/full or a closed pipe the generator runs as real processes itself)
+    import base64
+    import importlib.util
+    import tempfile
+
+    spec = importlib.util.spec_from_file_location("gen_conformance", REPO / "tools" / "gen_conformance.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    cases = [json.loads(line) for line in (REPO / "conformance" / "files-cases.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    wanted = (
+        "files/fifo",
+        "files/device-zero",
+        "files/socket",
+        "files/folder",
+        "files/link-out",
+        "files/stdin-zero",
+        "files/stdin-latin1",
+        "files/build-bundle-fifo",
+    )
+    sample = [c for c in cases if c["id"] in wanted]
+    assert len(sample) == len(wanted)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    for c in sample:
+        with tempfile.TemporaryDirectory(prefix="pm-files-") as tmp:
+            tmp = os.path.realpath(tmp)
+            keep = gen.make_setup(c["setup"], tmp)
+            build, state = c["build"].replace("{tmp}", tmp), c["state"].replace("{tmp}", tmp)
+            argv = [sys.executable, "-m", "promptmill.cli", "render", c["role"], "--build", build, "--state", state]
+            try:
+                if c["stdin"] and "file" in c["stdin"]:
+                    with open(c["stdin"]["file"], "rb") as stdin:
+                        run = subprocess.run([*argv, *c["args"]], cwd=REPO, env=env, stdin=stdin, capture_output=True, timeout=60)
+                else:
+                    data = base64.b64decode(c["stdin"]["base64"]) if c["stdin"] else b""
+                    run = subprocess.run([*argv, *c["args"]], cwd=REPO, env=env, input=data, capture_output=True, timeout=60)
+            finally:
+                for sock in keep:
+                    sock.close()
+            got = (run.stdout.decode("utf-8"), run.stderr.decode("utf-8"), run.returncode)
+            assert got == (c["stdout"].replace("{tmp}", tmp), c["stderr"].replace("{tmp}", tmp), c["exit"]), c["id"]
+
+
 def test_the_typescript_runtime_passes_the_corpus():
     if shutil.which("node") is None or shutil.which("npm") is None:
         if os.environ.get("CI"):
@@ -84,9 +130,15 @@ def test_the_typescript_runtime_passes_the_corpus():
     if not (TS / "node_modules").exists():
         ci = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=TS, capture_output=True, text=True, timeout=900)
         assert ci.returncode == 0, ci.stdout[-3000:] + ci.stderr[-3000:]
-    # the corpus only: `npm test` (make ts, its own CI step) adds the runtime's unit tests, another 40 s
+    # the corpus only (cases.jsonl and files-cases.jsonl): `npm test` (make ts, its own CI step) adds the runtime's unit tests, another 40 s
     build = subprocess.run(["npm", "run", "build"], cwd=TS, capture_output=True, text=True, timeout=900)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    run = subprocess.run(["node", "--test", "test/conformance.test.mjs"], cwd=TS, capture_output=True, text=True, timeout=1800)
+    run = subprocess.run(
+        ["node", "--test", "test/conformance.test.mjs", "test/conformance-files.test.mjs"],
+        cwd=TS,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     summary = [line for line in run.stdout.splitlines() if "conformance:" in line]
     assert run.returncode == 0, "\n".join(summary) + "\n" + run.stdout[-6000:] + run.stderr[-3000:]

@@ -22,6 +22,7 @@ function the `promptmill` command runs: the same code, the same bytes, a fractio
 from __future__ import annotations
 
 import argparse
+import base64
 import filecmp
 import hashlib
 import json
@@ -716,6 +717,301 @@ def suite_cases() -> Iterator[Case]:
             )
 
 
+# -- files: state files that are not regular files, standard input, sizes -------------------------------------
+#
+# conformance/files-cases.jsonl: renders whose state is a FIFO, a device, a folder, a socket, a symbolic link,
+# an oversized or sparse file, or bytes on standard input. Such files cannot live in git, so each case says how
+# to make them: `setup` is a list of steps run in a new temporary folder, `{tmp}` in a path, in `state` and in
+# the expected output stands for that folder. `stdin` is the standard input: `{"base64": ...}` or
+# `{"file": "/dev/zero"}` (none: empty). Runners make the files, run the command as a real process from the
+# repository root, and compare stdout, stderr and the exit code with `{tmp}` replaced by their own folder
+# (runtimes/typescript/test/conformance-files.test.mjs).
+#
+# `build`, when it holds `{tmp}`, is a build folder the setup made or broke. `output`, when present, is where
+# standard output goes: "/dev/full" (a full disk: PM021) or "closed-pipe" (a pipe whose reader is gone, as in
+# `promptmill render ... | head -c 10`: exit 141 and no message); those cases run the Python CLI as a real process.
+#
+# Setup steps: {"make": "fifo"|"folder"|"socket", "path"}, {"make": "link", "path", "to"} (a symbolic link),
+# {"make": "copy", "from", "path"} (a file or folder of the repository), {"make": "remove", "path"},
+# {"make": "file", "path", "text"} or {"make": "file", "path", "base64"} (bytes)
+# or {"make": "file", "path", "pieces": [[text, count], ...]} (each text repeated)
+# or {"make": "file", "path", "size", "fill"} (`fill` repeated to `size` bytes)
+# or {"make": "file", "path", "size", "sparse": true} (a hole of `size` bytes: large to fstat, nothing written).
+
+FILES_CASES = OUT / "files-cases.jsonl"
+
+
+def _pieces(path: str, *pieces: tuple[str, int]) -> dict[str, Any]:
+    """A file step whose text is each piece repeated its count of times, in order (a deep or long file, kept short)."""
+    return {"make": "file", "path": path, "pieces": [list(p) for p in pieces]}
+
+
+def _alias_bomb() -> str:
+    """Nine levels of ten aliases each: 10**9 nodes once expanded, from 9 short lines."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    return "\n".join(lines) + "\n"
+
+
+def files_cases() -> list[dict[str, Any]]:
+    """Each case: id, setup, state (the --state argument), stdin; role executor of the repository's build."""
+    limit = 8 * 1024 * 1024  # statefile.MAX_STATE_FILE_BYTES
+    state = example_states()["executor"]  # JSON text: the renders that succeed print the prompt
+    yaml_state = (REPO / "prompts" / "examples" / "executor.state.yaml").read_bytes()
+    b64 = lambda raw: {"base64": base64.b64encode(raw).decode("ascii")}  # noqa: E731
+    cases: list[tuple[str, list[dict[str, Any]], str, dict[str, str] | None]] = [
+        ("fifo", [{"make": "fifo", "path": "{tmp}/state.json"}], "{tmp}/state.json", None),
+        ("fifo-yaml", [{"make": "fifo", "path": "{tmp}/state.yaml"}], "{tmp}/state.yaml", None),
+        ("fifo-dot-path", [{"make": "fifo", "path": "{tmp}/state.json"}], "{tmp}/./state.json", None),
+        (
+            "link-to-fifo",
+            [{"make": "fifo", "path": "{tmp}/pipe"}, {"make": "link", "path": "{tmp}/state.yml", "to": "pipe"}],
+            "{tmp}/state.yml",
+            None,
+        ),
+        ("device-zero", [{"make": "link", "path": "{tmp}/state.json", "to": "/dev/zero"}], "{tmp}/state.json", None),
+        ("device-null", [{"make": "link", "path": "{tmp}/state.yaml", "to": "/dev/null"}], "{tmp}/state.yaml", None),
+        ("device-no-suffix", [], "/dev/zero", None),
+        ("folder", [{"make": "folder", "path": "{tmp}/state.json"}], "{tmp}/state.json", None),
+        ("folder-slash", [{"make": "folder", "path": "{tmp}/state.yaml"}], "{tmp}/state.yaml/", None),
+        ("socket", [{"make": "socket", "path": "{tmp}/state.json"}], "{tmp}/state.json", None),
+        ("link-dangling", [{"make": "link", "path": "{tmp}/state.json", "to": "nowhere.json"}], "{tmp}/state.json", None),
+        (
+            "link-loop",
+            [{"make": "link", "path": "{tmp}/a.json", "to": "b.json"}, {"make": "link", "path": "{tmp}/b.json", "to": "a.json"}],
+            "{tmp}/a.json",
+            None,
+        ),
+        # a link out of the repository is followed: the user named the file (Python refuses links out of a
+        # project only for the files it finds itself, such as example states)
+        (
+            "link-out",
+            [
+                {"make": "file", "path": "{tmp}/real.json", "text": state},
+                {"make": "link", "path": "{tmp}/state.json", "to": "{tmp}/real.json"},
+            ],
+            "{tmp}/state.json",
+            None,
+        ),
+        ("missing", [], "{tmp}/absent.json", None),
+        ("hidden-name", [{"make": "file", "path": "{tmp}/.json", "text": "{}"}], "{tmp}/.json", None),
+        ("over-limit", [{"make": "file", "path": "{tmp}/state.json", "size": limit + 1, "fill": " "}], "{tmp}/state.json", None),
+        ("at-limit", [{"make": "file", "path": "{tmp}/state.yaml", "size": limit, "fill": "#"}], "{tmp}/state.yaml", None),
+        ("sparse-huge", [{"make": "file", "path": "{tmp}/state.json", "size": 1 << 40, "sparse": True}], "{tmp}/state.json", None),
+        ("bom-only-json", [{"make": "file", "path": "{tmp}/state.json", "text": "\ufeff"}], "{tmp}/state.json", None),
+        ("bom-comment-yaml", [{"make": "file", "path": "{tmp}/state.yaml", "text": "\ufeff# nothing\n"}], "{tmp}/state.yaml", None),
+        ("stdin-json", [], "-", b64(state.encode("utf-8"))),
+        ("stdin-yaml", [], "-", b64(yaml_state)),
+        ("stdin-empty", [], "-", None),
+        ("stdin-bad-json", [], "-", b64(b'{"task": \n')),
+        ("stdin-utf16", [], "-", b64("task: t\n".encode("utf-16"))),
+        ("stdin-latin1", [], "-", b64("task: caf\u00e9\n".encode("latin-1"))),
+        ("stdin-latin1-json", [], "-", b64('{"task": "caf\u00e9"}'.encode("latin-1"))),
+        ("stdin-bom-only", [], "-", b64(b"\xef\xbb\xbf")),
+        ("stdin-duplicate-key", [], "-", b64(b'{"task": "a", "task": "b"}')),
+        ("stdin-zero", [], "-", {"file": "/dev/zero"}),
+        # the loader's limits on what a state file's YAML and JSON may hold (source/loader.py _STATE_LIMITS)
+        ("yaml-deep", [_pieces("{tmp}/state.yaml", ("a: ", 1), ("[", 200), ("]", 200), ("\n", 1))], "{tmp}/state.yaml", None),
+        ("yaml-many-aliases", [_pieces("{tmp}/state.yaml", ("a: &x 1\nb: [", 1), ("*x, ", 1500), ("*x]\n", 1))], "{tmp}/state.yaml", None),
+        ("yaml-alias-bomb", [{"make": "file", "path": "{tmp}/state.yaml", "text": _alias_bomb()}], "{tmp}/state.yaml", None),
+        ("yaml-alias-undefined", [{"make": "file", "path": "{tmp}/state.yaml", "text": "a: *nope\n"}], "{tmp}/state.yaml", None),
+        ("yaml-alias-self", [{"make": "file", "path": "{tmp}/state.yaml", "text": "a: &x [1, *x]\n"}], "{tmp}/state.yaml", None),
+        (
+            "yaml-alias-deep",
+            [_pieces("{tmp}/state.yaml", ("a: &d ", 1), ("[", 100), ("]", 100), ("\nb: ", 1), ("[", 40), ("*d", 1), ("]", 40))],
+            "{tmp}/state.yaml",
+            None,
+        ),
+        (
+            "yaml-aliases-ok",
+            [{"make": "file", "path": "{tmp}/state.yaml", "text": "t: &t x\nsubtask: {title: *t}\nlist: [*t, *t]\n"}],
+            "{tmp}/state.yaml",
+            None,
+        ),
+        ("yaml-two-documents", [{"make": "file", "path": "{tmp}/state.yaml", "text": "task: a\n---\ntask: b\n"}], "{tmp}/state.yaml", None),
+        ("json-deep", [_pieces("{tmp}/state.json", ('{"a": ', 1), ("[", 100_000), ("]", 100_000), ("}", 1))], "{tmp}/state.json", None),
+    ]
+    out = [
+        {
+            "id": f"files/{name}",
+            "build": "build",
+            "role": "executor",
+            "state": path,
+            "args": ["--format", "text"],
+            "setup": setup,
+            "stdin": stdin,
+        }
+        for name, setup, path, stdin in cases
+    ]
+    # build folders that are missing, half-written or hold what is not a regular file
+    manifest = json.loads((REPO / "build" / "manifest.json").read_text(encoding="utf-8"))
+    bundle = "{tmp}/build/" + manifest["roles"]["executor"]["file"]
+    copy = {"make": "copy", "from": "build", "path": "{tmp}/build"}
+    gone = {"make": "remove", "path": bundle}
+    manifest_at = "{tmp}/build/manifest.json"
+    drop = {"make": "remove", "path": manifest_at}
+    half_manifest = {"make": "file", "path": "{tmp}/build/manifest.json", "text": '{"format": "promptmill-build", "roles": {'}
+    builds: list[tuple[str, list[dict[str, Any]]]] = [
+        ("build-missing", []),
+        (
+            "build-manifest-only",
+            [
+                {"make": "folder", "path": "{tmp}/build"},
+                {"make": "copy", "from": "build/manifest.json", "path": "{tmp}/build/manifest.json"},
+            ],
+        ),
+        ("build-manifest-half", [copy, {"make": "remove", "path": "{tmp}/build/manifest.json"}, half_manifest]),
+        (
+            "build-manifest-fifo",
+            [copy, {"make": "remove", "path": "{tmp}/build/manifest.json"}, {"make": "fifo", "path": "{tmp}/build/manifest.json"}],
+        ),
+        ("build-bundle-missing", [copy, gone]),
+        ("build-bundle-half", [copy, gone, {"make": "file", "path": bundle, "text": '{"id": "executor", "sections": ['}]),
+        ("build-bundle-fifo", [copy, gone, {"make": "fifo", "path": bundle}]),
+        ("build-bundle-device", [copy, gone, {"make": "link", "path": bundle, "to": "/dev/zero"}]),
+        ("build-bundle-folder", [copy, gone, {"make": "folder", "path": bundle}]),
+        ("build-bundle-sparse", [copy, gone, {"make": "file", "path": bundle, "size": 1 << 40, "sparse": True}]),
+        ("build-manifest-sparse", [copy, drop, {"make": "file", "path": manifest_at, "size": 1 << 40, "sparse": True}]),
+        ("build-manifest-device", [copy, drop, {"make": "link", "path": manifest_at, "to": "/dev/zero"}]),
+    ]
+    # a manifest in another encoding: json.loads of the bytes detects UTF-16 and UTF-32, and words a bad byte
+    the_manifest = (REPO / "build" / "manifest.json").read_text(encoding="utf-8")
+    encoded = {
+        "latin1": the_manifest.replace('"format"', '"f\u00f6rmat"', 1).encode("latin-1"),
+        "utf16": the_manifest.encode("utf-16"),
+        "utf16be-no-bom": the_manifest.encode("utf-16-be"),
+        "utf32": the_manifest.encode("utf-32"),
+        "utf16-odd": the_manifest.encode("utf-16")[:-1],
+        "two-boms": b"\xef\xbb\xbf\xef\xbb\xbf" + the_manifest.encode("utf-8"),
+        "bom-then-bad": b"\xef\xbb\xbf\xff" + the_manifest.encode("utf-8"),
+        "cut-in-a-character": the_manifest.encode("utf-8") + b"\xe2\x82",
+    }
+    for name, raw in encoded.items():
+        step = {"make": "file", "path": manifest_at, "base64": base64.b64encode(raw).decode("ascii")}
+        builds.append((f"build-manifest-{name}", [copy, drop, step]))
+    for name, setup in builds:
+        case = {"id": f"files/{name}", "build": "{tmp}/build", "role": "executor", "state": "prompts/examples/executor.state.yaml"}
+        out.append({**case, "args": ["--format", "text"], "setup": setup, "stdin": None})
+    # standard output that cannot take the prompt
+    for name, where in (("output-full", "/dev/full"), ("output-reader-gone", "closed-pipe")):
+        case = {"id": f"files/{name}", "build": "build", "role": "executor", "state": "prompts/examples/executor.state.yaml"}
+        out.append({**case, "args": ["--format", "json"], "setup": [], "stdin": None, "output": where})
+    return out
+
+
+def make_setup(steps: list[dict[str, Any]], tmp: str) -> list[Any]:
+    """Run the setup steps in `tmp`; the sockets made, to close when the case is done."""
+    import socket
+    import stat
+
+    keep = []
+    for step in steps:
+        path = step["path"].replace("{tmp}", tmp)
+        kind = step["make"]
+        # a step only ever makes or removes a name inside `tmp`, whose folder lies inside `tmp` after every link
+        if not (path.startswith(tmp + "/") and os.path.realpath(os.path.dirname(path)).startswith(tmp)):
+            raise ValueError(f"setup outside {tmp}: {path}")
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "folder":
+            os.mkdir(path)
+        elif kind == "socket":
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind(path)
+            keep.append(sock)
+        elif kind == "copy":
+            source = REPO / step["from"]
+            if source.is_dir():
+                shutil.copytree(source, path)  # files, never links to the repository's
+            else:
+                shutil.copyfile(source, path)
+        elif kind == "remove":
+            os.unlink(path)
+        elif kind == "link":
+            os.symlink(step["to"].replace("{tmp}", tmp), path)
+        elif kind == "file":
+            with open(path, "wb") as fh:
+                if step.get("sparse"):
+                    fh.truncate(step["size"])
+                elif "text" in step:
+                    fh.write(step["text"].encode("utf-8"))
+                elif "base64" in step:
+                    fh.write(base64.b64decode(step["base64"]))
+                elif "pieces" in step:
+                    fh.write("".join(text * count for text, count in step["pieces"]).encode("utf-8"))
+                else:
+                    fill = step["fill"].encode("utf-8")
+                    fh.write((fill * (step["size"] // len(fill) + 1))[: step["size"]])
+        else:
+            raise ValueError(f"unknown setup step {kind!r}")
+        assert kind != "fifo" or stat.S_ISFIFO(os.lstat(path).st_mode)
+    return keep
+
+
+def run_files_case(case: dict[str, Any]) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of the case's command, in-process, its files made in a temporary folder."""
+    from click.testing import CliRunner
+
+    from promptmill.cli.main import main
+
+    with tempfile.TemporaryDirectory(prefix="pm-files-") as tmp:
+        tmp = os.path.realpath(tmp)
+        keep = make_setup(case["setup"], tmp)
+        stdin: Any = b""
+        if case["stdin"] is not None and "base64" in case["stdin"]:
+            stdin = base64.b64decode(case["stdin"]["base64"])
+        try:
+            runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+        except TypeError:
+            runner = CliRunner()
+        build, state = case["build"].replace("{tmp}", tmp), case["state"].replace("{tmp}", tmp)
+        argv = ["render", case["role"], "--build", build, "--state", state, *case["args"]]
+        if case.get("output"):
+            return run_with_output(argv, case["output"], tmp)
+        try:
+            if case["stdin"] is not None and "file" in case["stdin"]:
+                with open(case["stdin"]["file"], "rb") as fh:
+                    result = runner.invoke(main, argv, input=fh, catch_exceptions=True)
+            else:
+                result = runner.invoke(main, argv, input=stdin, catch_exceptions=True)
+        finally:
+            for sock in keep:
+                sock.close()
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise RuntimeError(f"{case['id']}: the CLI raised {result.exception!r}") from result.exception
+        out = result.stdout_bytes.decode("utf-8").replace(tmp, "{tmp}")
+        err = result.stderr_bytes.decode("utf-8").replace(tmp, "{tmp}")
+        return out, err, result.exit_code
+
+
+def run_with_output(argv: list[str], where: str, tmp: str) -> tuple[str, str, int]:
+    """The `promptmill` command as a real process whose standard output is `where`: /dev/full, or a pipe whose
+    reader is gone (what CliRunner's in-memory streams cannot be); stdout is what reached the output: nothing."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    command = [sys.executable, "-m", "promptmill.cli", *argv]
+    if where == "closed-pipe":
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            run = subprocess.run(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.PIPE, timeout=120)
+        finally:
+            os.close(write)
+    else:
+        with open(where, "wb") as sink:
+            run = subprocess.run(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.PIPE, timeout=120)
+    return "", run.stderr.decode("utf-8").replace(tmp, "{tmp}"), run.returncode
+
+
+def files_lines() -> str:
+    lines = []
+    for case in files_cases():
+        out, err, code = run_files_case(case)
+        lines.append(json.dumps({**case, "stdout": out, "stderr": err, "exit": code}, ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
 def all_cases() -> list[Case]:
     cases = [*shipped_cases(), *model_cases(), *hostile_shipped_cases(), *edge_cases(), *seed_cases(), *suite_cases()]
     ids = [c[0] for c in cases]
@@ -872,6 +1168,12 @@ def main(argv: list[str] | None = None) -> int:
     for rel in extra:  # states only the budget probes read
         (REPO / rel).unlink()
     if not _state_checks(opts.check):
+        return 1
+    files = files_lines()
+    if not opts.check:
+        FILES_CASES.write_text(files, encoding="utf-8")
+    elif not FILES_CASES.exists() or FILES_CASES.read_text(encoding="utf-8") != files:
+        print(f"{FILES_CASES.relative_to(REPO)} is stale; run `python tools/gen_conformance.py`")
         return 1
     text = "".join(lines)
     size = len(text.encode("utf-8"))

@@ -36,7 +36,7 @@ for await (const line of lines) {
   err.length = 0;
   let exit;
   try {
-    exit = await main(argv);
+    exit = await main(argv, { out: (text) => out.push(Buffer.from(text, "utf8")), err: (text) => err.push(Buffer.from(text, "utf8")) });
   } catch (e) {
     err.push(Buffer.from(`conformance worker: main threw ${e?.stack ?? e}\n`));
     exit = "threw";

@@ -1,7 +1,9 @@
 // Copies the data files the Python package ships (compiler/promptmill/data/) into this package's data/:
 // the tiktoken encodings (hash-checked again when loaded, src/tokenizers.ts) and the model table
 // (src/models.ts). Run by `npm run build` and `npm test` (prebuild, pretest); data/ is not committed.
-import { copyFileSync, mkdirSync, statSync } from "node:fs";
+// It also empties dist/ before tsc writes it: a module deleted from src/ must not linger there, where the
+// package would ship it and a test importing it would still pass.
+import { copyFileSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,3 +26,5 @@ for (const name of FILES) {
   }
   if (!fresh) copyFileSync(src, dst);
 }
+
+rmSync(join(here, "..", "dist"), { recursive: true, force: true });

@@ -2,9 +2,10 @@
 // loading part of runtime/engine.py). Every refusal is PM801 with the Python runtime's message.
 
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Json, type JsonObject, isObject, parse, JsonSyntaxError } from "./pyjson.js";
-import { buildError } from "./errors.js";
+import { existsSync, lstatSync, statSync } from "node:fs";
+import { type Json, type JsonObject, isObject, parse, JsonSyntaxError, PyDecodeError, decodeJsonBytes } from "./pyjson.js";
+import { PromptmillError, buildError } from "./errors.js";
+import { pyPath, readBytes } from "./userfiles.js";
 import { pyRepr, typeName } from "./pyfmt.js";
 import { problems as conditionProblems } from "./conditions.js";
 import { planOk } from "./plans.js";
@@ -632,15 +633,6 @@ function pyStrLike(v: Json): string {
 
 // ---------------------------------------------------------------- the build folder
 
-/** A path as Python's pathlib prints it: no trailing slash, no `.` segments, no doubled slashes. */
-export function pyPath(p: string): string {
-  if (p === "") return ".";
-  const abs = p.startsWith("/");
-  const parts = p.split("/").filter((s) => s !== "" && s !== ".");
-  const out = (abs ? "/" : "") + parts.join("/");
-  return out === "" ? (abs ? "/" : ".") : out;
-}
-
 export function joinPath(a: string, b: string): string {
   if (b.startsWith("/")) return pyPath(b);
   return pyPath(a === "." ? b : `${a}/${b}`);
@@ -651,31 +643,38 @@ const BUILD_FILE_LIMIT = 64 * 1024 * 1024;
 function readJson(path: string, expectedSha: string | null, what: string): Json {
   let raw: Buffer;
   try {
-    const st = statSync(path);
-    if (!st.isFile()) throw buildError(`${what} ${path} is not a regular file`, "recompile: promptmill compile");
-    if (st.size > BUILD_FILE_LIMIT) throw buildError(`${what} ${path} is larger than ${BUILD_FILE_LIMIT} bytes`, "recompile: promptmill compile");
-    raw = readFileSync(path);
+    // a regular file only, at most BUILD_FILE_LIMIT: a bundle linked to /dev/zero or a FIFO is an error, not a hang
+    // (Python: runtime/engine.py `_read_json` through core/userfiles.py `read_bytes`, with its words)
+    raw = readBytes(path, BUILD_FILE_LIMIT, what);
   } catch (exc) {
-    if ((exc as NodeJS.ErrnoException).code === "ENOENT") throw new MissingFile(path);
-    throw exc;
+    if (!(exc instanceof PromptmillError)) throw exc;
+    if (exc.message.endsWith(": it does not exist") || !lexists(path)) throw new MissingFile(path); // a compile removed it: load again
+    throw buildError(exc.message, "recompile: promptmill compile");
   }
   if (expectedSha !== null && createHash("sha256").update(raw).digest("hex") !== expectedSha) {
     throw buildError(`${what} ${path} does not match the hash in manifest.json (corrupted or edited by hand)`, "recompile: promptmill compile");
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
-  } catch {
-    throw buildError(`${what} ${path} is not valid JSON: it is not UTF-8 text`, "recompile: promptmill compile");
-  }
-  if (text.charCodeAt(0) === 0xfeff) {
-    throw buildError(`${what} ${path} is not valid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)`, "recompile: promptmill compile");
+    text = decodeJsonBytes(raw); // Python's json.loads of the bytes: their encoding detected, its decoder's words
+  } catch (exc) {
+    if (exc instanceof PyDecodeError) throw buildError(`${what} ${path} is not valid JSON: ${exc.message}`, "recompile: promptmill compile");
+    throw exc;
   }
   try {
     return parse(text);
   } catch (exc) {
     if (exc instanceof JsonSyntaxError) throw buildError(`${what} ${path} is not valid JSON: ${exc.message}`, "recompile: promptmill compile");
     throw exc;
+  }
+}
+
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 

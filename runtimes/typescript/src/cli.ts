@@ -3,15 +3,17 @@
 // [--provider P] [--event start|continue]`: prints exactly the bytes `promptmill render ... --build DIR` prints
 // (Python cli/main.py `render`), and on an error the same stderr text and exit code 1 (2 for a usage error).
 
-import { readFileSync, readSync, realpathSync, statSync, existsSync } from "node:fs";
+import { readSync, realpathSync, existsSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseDocument, Parser, LineCounter, visit, isScalar, YAMLSeq, type Scalar } from "yaml";
-import { type Json, type JsonObject, dumps, isObject, parse, JsonSyntaxError } from "./pyjson.js";
-import { PromptmillError } from "./errors.js";
+import { parseDocument, Parser, LineCounter, visit, isAlias, isCollection, isPair, isScalar, YAMLSeq, type Scalar } from "yaml";
+import { type Json, type JsonObject, dumps, parse, JsonSyntaxError } from "./pyjson.js";
+import { PromptmillError, environmentError } from "./errors.js";
 import { Runtime } from "./engine.js";
 import { requestData, requestText, type PromptRequest } from "./request.js";
 import { payloadFor } from "./payloads.js";
 import { pretty } from "./pretty.js";
+import { pyPath, readBytes, reason } from "./userfiles.js";
+import { lstrip, reprString } from "./pyfmt.js";
 
 const WIRE_NAMES = ["text", "live", "openai", "openai-responses", "anthropic", "anthropic-bedrock", "anthropic-vertex", "gemini", "gemini-vertex", "bedrock"];
 const PAYLOAD_FORMATS = WIRE_NAMES.filter((w) => w !== "text");
@@ -97,8 +99,14 @@ function stateFail(path: string, problem: string, code = "PM813", hint: string |
   return new PromptmillError(code, `state file ${path}: ${problem}`, hint);
 }
 
-function blank(text: string): boolean {
-  return text.split(/\r\n|\r|\n/).every((line) => !line.trim() || line.trimStart().startsWith("#"));
+/** Nothing but blank lines and comments, an empty state (Python: statefile.py `_blank`: the bytes decoded with
+ * replacement, split by `str.splitlines`, stripped of what `str.isspace` calls space). */
+function blank(raw: Uint8Array): boolean {
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(raw); // a BOM stays: Python's strip() keeps it
+  return text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/).every((line) => {
+    const rest = lstrip(line);
+    return rest === "" || rest.startsWith("#");
+  });
 }
 
 /** YAML 1.1 data as PyYAML's safe loader gives it: integers as bigint, floats as numbers, mappings as Maps. */
@@ -113,20 +121,43 @@ function yamlToJson(node: unknown): Json {
   throw new Error(`not JSON data: ${typeof node}`);
 }
 
-/** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state). */
-export function readState(path: string): Json {
-  if (path === "-") return readStateText(readStdin(), "<stdin>");
-  const dot = path.lastIndexOf(".");
-  const suffix = dot > path.lastIndexOf("/") ? path.slice(dot).toLowerCase() : "";
-  if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${suffix || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
-  if (!existsSync(path)) throw stateFail(path, "no such file");
-  const st = statSync(path);
-  if (!st.isFile()) throw stateFail(path, "is not a regular file", "PM813", "name a regular file, or pipe the state in: --state - (standard input)");
-  if (st.size > MAX_STATE_FILE_BYTES) throw stateFail(path, `is over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`, "PM812");
-  const raw = readFileSync(path);
-  if (blank(new TextDecoder("utf-8").decode(raw))) return new Map();
+/** Python's `PurePath.suffix`: the last part's extension ("" for ".json", "a." or "a"). */
+function pySuffix(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const i = name.lastIndexOf(".");
+  return i > 0 && i < name.length - 1 ? name.slice(i) : "";
+}
+
+const TOO_BIG_HINT = "pass only what the role renders; large lists are trimmed to the budget anyway";
+const overLimit = `over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`;
+
+/** The state file: .json through pyjson.parse, .yaml/.yml as YAML 1.1 (an empty file is an empty state); `-` reads
+ * standard input (Python: source/statefile.py `read_state`). */
+export function readState(pathIn: string): Json {
+  if (pathIn === "-") return readStateText(readStdin(), "<stdin>");
+  const path = pyPath(pathIn); // as Python's Path shows it
+  const suffix = pySuffix(path).toLowerCase();
+  if (![".yaml", ".yml", ".json"].includes(suffix)) throw stateFail(path, `unknown file type '${pySuffix(path) || "(none)"}'`, "PM813", "use a .yaml, .yml or .json file");
+  const raw = readBounded(pathIn, path);
+  if (blank(raw)) return new Map();
   if (suffix === ".json") return loadJson(raw, path);
   return parseYaml(decodeUtf8(raw, path), path);
+}
+
+/** The bytes of a state file (Python: statefile.py `read_bounded`): a regular file only (a FIFO, a device, a socket
+ * or a folder is PM813, never waited on nor read), over the limit is PM812. The path is the user's choice: a
+ * symbolic link is followed wherever it leads, as in Python. */
+function readBounded(pathIn: string, path: string): Buffer {
+  if (!existsSync(pathIn)) throw stateFail(path, "no such file");
+  try {
+    return readBytes(pathIn, MAX_STATE_FILE_BYTES, "state file");
+  } catch (exc) {
+    if (!(exc instanceof PromptmillError)) throw exc;
+    if (exc.code === "PM105") throw stateFail(path, `is ${overLimit}`, "PM812", TOO_BIG_HINT);
+    const problem = exc.message.startsWith(`${path}: `) ? exc.message.slice(path.length + 2) : exc.message;
+    const hint = problem.includes("regular files only") ? "name a regular file, or pipe the state in: --state - (standard input)" : exc.hint;
+    throw stateFail(path, problem.replace("the state file is", "is"), "PM813", hint);
+  }
 }
 
 /** Python source/loader.py `_load_json`: UTF-8 (a BOM dropped), no NaN or infinities, no repeated key; errors are
@@ -139,6 +170,8 @@ function loadJson(raw: Buffer, display: string): Json {
     data = parse(text);
   } catch (exc) {
     if (exc instanceof JsonSyntaxError) throw fail(exc.line, exc.col, exc.message.replace(/: line \d+ column \d+ \(char \d+\)$/, ""));
+    // deeper than the parser's stack: Python's json.loads raises RecursionError, which the loader words so
+    if (exc instanceof RangeError && /call stack/.test(exc.message)) throw fail(1, 1, "the JSON is nested too deeply");
     throw exc;
   }
   return refuseConstants(text, data, fail);
@@ -231,34 +264,29 @@ function readStdin(): Buffer {
     try {
       n = readSync(0, buf, 0, buf.length, null);
     } catch (exc) {
-      if ((exc as NodeJS.ErrnoException).code === "EAGAIN") continue;
-      if ((exc as NodeJS.ErrnoException).code === "EOF") break;
-      throw new PromptmillError("PM813", `state from <stdin>: cannot read it: ${(exc as Error).message}`);
+      const code = (exc as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // a non-blocking stdin: wait, do not spin
+        continue;
+      }
+      if (code === "EOF") break;
+      throw new PromptmillError("PM813", `state from <stdin>: cannot read it: ${reason(exc)}`);
     }
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
     total += n;
-    if (total > MAX_STATE_FILE_BYTES) {
-      throw new PromptmillError("PM812", `state from <stdin>: over the limit of ${(MAX_STATE_FILE_BYTES / 1048576).toFixed(1)} MiB`);
-    }
+    if (total > MAX_STATE_FILE_BYTES) throw new PromptmillError("PM812", `state from <stdin>: ${overLimit}`, TOO_BIG_HINT);
   }
   return Buffer.concat(chunks);
 }
 
-/** A state read from standard input: JSON when it starts with `{` or `[`, else YAML. */
+/** A state read from standard input (Python: statefile.py `read_state_stream`): JSON when it starts with `{` or
+ * `[`, else YAML, read by the same loaders as a file (errors at `<stdin>:line:col`). */
 function readStateText(raw: Buffer, name: string): Json {
-  const text = new TextDecoder("utf-8").decode(raw);
-  if (blank(text)) return new Map();
-  const head = text.replace(/^[\ufeff \t\r\n]+/, "")[0];
-  if (head === "{" || head === "[") {
-    try {
-      return parse(text.replace(/^\ufeff/, ""));
-    } catch (exc) {
-      if (exc instanceof JsonSyntaxError) throw new PromptmillError("PM813", `state from ${name}: not valid JSON: ${exc.message}`);
-      throw exc;
-    }
-  }
-  return parseYaml(text, name);
+  if (blank(raw)) return new Map();
+  const head = new TextDecoder("utf-8").decode(raw).replace(/^[\ufeff \t\r\n]+/, "")[0];
+  if (head === "{" || head === "[") return loadJson(raw, name);
+  return parseYaml(decodeUtf8(raw, name), name);
 }
 
 const ALLOWED_TAGS = new Set(["!", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"]);
@@ -293,8 +321,17 @@ function parseYaml(text: string, path: string): Json {
       for (const [k, v] of Object.entries(node)) if (k !== "source") walk(v);
     }
   };
-  for (const token of new Parser().parse(text)) walk(token);
-  const doc = parseDocument(text, { version: "1.2", schema: "core", intAsBigInt: true, uniqueKeys: false, merge: false, lineCounter: lines });
+  let documents = 0;
+  let second: number | null = null; // where a second document starts: Python refuses it (yamlbuild.py PM104)
+  for (const token of new Parser().parse(text)) {
+    if (token.type === "document" && ++documents === 2) second = token.offset;
+    walk(token);
+  }
+  if (documents === 0) {
+    // not blank (a byte-order mark and comments, say), yet no document: Python's yamlbuild.py refuses it (PM103)
+    throw new PromptmillError("PM813", `${path}:1:1: the file holds no YAML document (it is empty or only comments)`, "write a mapping such as 'kind: role'");
+  }
+  const doc = parseDocument(second === null ? text : text.slice(0, second), { version: "1.2", schema: "core", intAsBigInt: true, uniqueKeys: false, merge: false, lineCounter: lines });
   if (doc.errors.length) {
     const e = doc.errors[0];
     const at = e.linePos ? `${e.linePos[0].line}:${e.linePos[0].col}` : "1:1";
@@ -334,15 +371,95 @@ function parseYaml(text: string, path: string): Json {
       }
     },
   });
+  let fatal = yamlLimits(doc.contents);
+  if (fatal === null && second !== null) {
+    fatal = [second, "a second YAML document starts here; a file holds exactly one document", "remove the '---' line, or split the documents into separate files"];
+  }
+  if (fatal !== null) {
+    // Python's builder stops at the first node over a limit: the problems it met before it, then that one
+    const before = problems.filter((p) => p[0] < fatal[0]);
+    problems.length = 0;
+    problems.push(...before.sort((a, b) => a[0] - b[0]), fatal);
+  } else problems.sort((a, b) => a[0] - b[0]);
   if (problems.length) {
-    problems.sort((a, b) => a[0] - b[0]);
     const [offset, message, hint] = problems[0];
     const pos = lines.linePos(offset);
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : "";
     throw new PromptmillError("PM813", `${path}:${pos.line}:${pos.col}: ${message}${more}`, hint);
   }
-  const data = yamlToJson(doc.toJS({ mapAsMap: true }));
+  const data = yamlToJson(doc.toJS({ mapAsMap: true, maxAliasCount: -1 })); // yamlLimits bounded the aliases
   return data === null ? new Map() : data;
+}
+
+// A state file's YAML limits (Python: source/loader.py `_STATE_LIMITS`, checked as source/yamlbuild.py `Builder` does)
+const YAML_MAX_DEPTH = 128;
+const YAML_MAX_ALIASES = 1_000;
+const YAML_MAX_NODES = 2_000_000;
+
+type Problem = [number, string, string | null];
+
+/** The first node over a limit, in document order, as Python's builder refuses it: a collection nested deeper than
+ * 128 levels, the 1,001st alias, an alias to a node that contains it, more than 2,000,000 nodes once aliases are
+ * expanded (an alias counts the nodes of what it names), or an alias whose expansion nests too deep. */
+function yamlLimits(root: unknown): Problem | null {
+  type Anchored = { size: number; height: number } | "open";
+  const anchors = new Map<string, Anchored>();
+  let nodes = 0;
+  let aliasCount = 0;
+  let depth = 0; // collections open around the node being read
+  const over = (at: number): Problem | null =>
+    nodes > YAML_MAX_NODES ? [at, `the document has more than ${YAML_MAX_NODES} nodes after expanding aliases`, "split the file, or write out fewer aliased values"] : null;
+  // returns the node's height (0 for a scalar, 1 + its deepest child for a collection)
+  const walk = (node: unknown): number | Problem => {
+    if (node === null || node === undefined) {
+      nodes += 1; // an empty value is a null scalar
+      return 0;
+    }
+    const n = node as { range?: number[]; anchor?: string; source?: string; items?: unknown[] };
+    const at = n.range?.[0] ?? 0;
+    if (isAlias(node)) {
+      const name = String(n.source);
+      aliasCount += 1;
+      if (aliasCount > YAML_MAX_ALIASES) {
+        return [at, `the file uses more than ${YAML_MAX_ALIASES} YAML aliases (*name); so many suggest an alias-expansion bomb`, "write the values out, or share text with fragments"];
+      }
+      const entry = anchors.get(name);
+      if (entry === undefined) return [at, `the alias *${name} refers to no anchor; define '&${name}' before using it`, null];
+      if (entry === "open") return [at, `the alias *${name} refers to a node that contains it; it would expand forever`, null];
+      nodes += entry.size;
+      const tooMany = over(at);
+      if (tooMany) return tooMany;
+      if (entry.height && depth + entry.height > YAML_MAX_DEPTH) {
+        return [at, `expanding the alias *${name} nests the data deeper than ${YAML_MAX_DEPTH} levels`, "flatten the structure"];
+      }
+      return entry.height;
+    }
+    const first = nodes;
+    nodes += 1;
+    const tooMany = over(at);
+    if (tooMany) return tooMany;
+    if (!isCollection(node)) {
+      if (n.anchor) anchors.set(n.anchor, { size: 1, height: 0 });
+      return 0;
+    }
+    if (depth >= YAML_MAX_DEPTH) return [at, `the YAML nesting is deeper than ${YAML_MAX_DEPTH} levels of mappings and lists`, "flatten the structure"];
+    if (n.anchor) anchors.set(n.anchor, "open");
+    depth += 1;
+    let height = 1;
+    for (const item of n.items ?? []) {
+      const parts = isPair(item) ? [item.key, item.value] : [item];
+      for (const part of parts) {
+        const got = walk(part);
+        if (typeof got !== "number") return got;
+        if (got && got + 1 > height) height = got + 1;
+      }
+    }
+    depth -= 1;
+    if (n.anchor) anchors.set(n.anchor, { size: nodes - first, height });
+    return height;
+  };
+  const found = walk(root);
+  return typeof found === "number" ? null : found;
 }
 
 function renderOutput(req: PromptRequest, format: string): [string, boolean] {
@@ -352,30 +469,65 @@ function renderOutput(req: PromptRequest, format: string): [string, boolean] {
   return [dumps(payloadFor(format, req), { indent: 2, ensureAscii: false }), true];
 }
 
-function fail(exc: PromptmillError): void {
-  process.stderr.write(`promptmill: error[${exc.code}]: ${exc.message}\n`);
-  if (exc.hint) process.stderr.write(`    hint: ${exc.hint}\n`);
+/** Where main writes: the process's standard output and error, or a caller's capture (scripts/conformance-worker.mjs). */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
 }
 
-export function main(argv: string[]): number {
+/** All of `text` to file descriptor `fd`, synchronously (a non-blocking pipe is waited on, not spun on); an error is
+ * thrown to the caller, never left to an 'error' event that would end the process with a Node stack trace. */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off, buf.length - off);
+    } catch (exc) {
+      if ((exc as NodeJS.ErrnoException).code !== "EAGAIN") throw exc;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+const PROCESS_IO: Io = {
+  out: (text) => writeAll(1, text),
+  err: (text) => {
+    try {
+      writeAll(2, text);
+    } catch {
+      // standard error is gone too (its reader closed, a full disk): there is no one left to tell
+    }
+  },
+};
+
+/** The exit status when standard output's reader went away (`promptmill-ts render ... | head -c 10`): 128 + SIGPIPE,
+ * what a shell reports for any Unix tool, as the Python CLI (cli/main.py EXIT_OUTPUT_CLOSED) exits. */
+const EXIT_OUTPUT_CLOSED = 141;
+
+function fail(io: Io, exc: PromptmillError): void {
+  io.err(`promptmill: error[${exc.code}]: ${exc.message}\n` + (exc.hint ? `    hint: ${exc.hint}\n` : ""));
+}
+
+function usage(io: Io, message: string): number {
+  io.err(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: ${message}\n`);
+  return 2;
+}
+
+export function main(argv: string[], io: Io = PROCESS_IO): number {
   let args: Args;
   try {
     args = parseArgs(argv);
   } catch (exc) {
-    if (exc instanceof UsageError) {
-      process.stderr.write(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: ${exc.message}\n`);
-      return 2;
-    }
+    if (exc instanceof UsageError) return usage(io, exc.message);
     throw exc;
   }
+  let text: string;
   try {
     const state = args.state ? readState(args.state) : new Map();
     let provider = args.provider;
     if (PAYLOAD_FORMATS.includes(args.format)) {
-      if (provider !== null && provider !== args.format) {
-        process.stderr.write(`${USAGE}\nTry 'promptmill render --help' for help.\n\nError: --format ${args.format} needs --provider ${args.format} (or no --provider)\n`);
-        return 2;
-      }
+      if (provider !== null && provider !== args.format) return usage(io, `--format ${args.format} needs --provider ${args.format} (or no --provider)`);
       provider = args.format;
     }
     if (args.format === "text" && provider === null && args.model === null) provider = "text";
@@ -383,17 +535,32 @@ export function main(argv: string[]): number {
     const runtime = Runtime.load(args.build);
     runtime.checkWire(args.role, provider, args.model); // PM010 as Python's: no body for a model its wire does not serve
     const req = runtime.render(args.role, state as JsonObject, { budget: args.budget, provider, event: args.event, model: args.model });
-    const [text, newline] = renderOutput(req, args.format);
-    process.stdout.write(text + (newline ? "\n" : ""));
-    return 0;
+    const [body, newline] = renderOutput(req, args.format);
+    text = body + (newline ? "\n" : "");
   } catch (exc) {
-    if (exc instanceof PromptmillError) {
-      fail(exc);
-      return 1;
-    }
-    process.stderr.write(`promptmill: error[PM000]: internal error: ${(exc as Error)?.stack ?? String(exc)} (a bug)\n`);
-    return 3;
+    return failure(io, exc);
   }
+  try {
+    io.out(text);
+  } catch (exc) {
+    if ((exc as NodeJS.ErrnoException).code === "EPIPE") return EXIT_OUTPUT_CLOSED; // an ordinary end, nothing to tell
+    return failure(io, exc); // a full disk, say: PM021 as Python's boundary words it
+  }
+  return 0;
+}
+
+/** An error as the Python CLI's `handled` reports it: a PromptmillError or what the environment did (a full disk, too
+ * many open files, out of memory: core/boundary.py) with exit 1; anything else is a bug, PM000 with exit 3. */
+function failure(io: Io, exc: unknown): number {
+  const found = exc instanceof PromptmillError ? exc : environmentError(exc);
+  if (found !== null) {
+    fail(io, found);
+    return 1;
+  }
+  const shown = exc instanceof Error ? `${exc.name}(${reprString(exc.message)})` : String(exc);
+  io.err(`promptmill: error[PM000]: internal error: ${shown} (a bug; rerun with PROMPTMILL_DEBUG=1 for details)\n`);
+  if (process.env.PROMPTMILL_DEBUG && exc instanceof Error && exc.stack) io.err(`${exc.stack}\n`);
+  return 3;
 }
 
 /** Whether this module is the program node runs (directly or through the npm bin link), not an import. */

@@ -17,6 +17,7 @@ import { typeName } from "./pyfmt.js";
 import { getCounter } from "./counting.js";
 import { getWire } from "./wire.js";
 import * as tooldecl from "./tooldecl.js";
+import { ID_CUTOFF, didYouMean, nearest } from "./suggest.js";
 import { stateChecks, toolProblems, toolWithDefaults } from "./statechecks.js";
 import { type ModelInfo, type ModelTable, defaultTable, checkServes } from "./models.js";
 
@@ -73,7 +74,7 @@ export class Runtime {
     if (found === undefined && this.manifest?.abstract.includes(role)) {
       throw unknownRoleError(`role '${role}' is abstract: other roles extend it, it is never rendered itself`, abstractHint(role, this.roles));
     }
-    if (found === undefined) throw unknownRoleError(`no role '${role}' in this build`, roleHint(nearest(role, this.roles, 3, 0.5), this.roles));
+    if (found === undefined) throw unknownRoleError(`no role '${role}' in this build`, roleHint(nearest(role, this.roles, 3, ID_CUTOFF), this.roles));
     return found;
   }
 
@@ -316,41 +317,4 @@ function roleHint(close: string[], roles: string[]): string {
   if (close.length) return didYouMean(close);
   if (!roles.length) return "the build holds no roles: add a `kind: role` template (abstract roles are not built) and compile";
   return "roles: " + roleList(roles);
-}
-
-function didYouMean(names: string[]): string {
-  return "did you mean " + names.map((n) => `'${n}'`).join(" or ") + "?";
-}
-
-/** difflib.get_close_matches(word, possibilities, n=3, cutoff) as Python's core/suggest does it. */
-function nearest(word: string, options: string[], n = 3, cutoff = 0.6): string[] {
-  const scored = options
-    .map((o) => [ratio(word, o), o] as [number, string])
-    .filter(([r]) => r >= cutoff)
-    .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0));
-  return scored.slice(0, n).map(([, o]) => o);
-}
-
-/** difflib.SequenceMatcher(None, a, b).ratio() (without the autojunk heuristic, which needs 200+ characters). */
-function ratio(a: string, b: string): number {
-  const matches = (a0: number, a1: number, b0: number, b1: number): number => {
-    let best = 0;
-    let bi = a0;
-    let bj = b0;
-    for (let i = a0; i < a1; i++) {
-      for (let j = b0; j < b1; j++) {
-        let k = 0;
-        while (i + k < a1 && j + k < b1 && a[i + k] === b[j + k]) k++;
-        if (k > best) {
-          best = k;
-          bi = i;
-          bj = j;
-        }
-      }
-    }
-    if (!best) return 0;
-    return best + matches(a0, bi, b0, bj) + matches(bi + best, a1, bj + best, b1);
-  };
-  const total = a.length + b.length;
-  return total ? (2 * matches(0, a.length, 0, b.length)) / total : 1;
 }

@@ -10,6 +10,7 @@
 import { PromptmillError } from "./errors.js";
 import { type Json, type JsonObject, isObject, parse } from "./pyjson.js";
 import { ID_CUTOFF, didYouMean, editDistance, nearest } from "./suggest.js";
+import { isPrintableChar, isSpace, reprString, truthy, typeName } from "./pyfmt.js";
 import { dataFile } from "./tokenizers.js";
 
 export const PROVIDERS = ["openai", "anthropic", "gemini"] as const;
@@ -18,32 +19,8 @@ export const RATIO_MAX = 10.0;
 export const MAX_LIMIT_TOKENS = 100_000_000;
 export const MAX_MODEL_ID = 256;
 
-// Python's str.isprintable() is false for these categories (a space excepted)
-const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-const PY_SPACE = /^[\t\n\u000b\f\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
-
-function isPrintable(ch: string): boolean {
-  return ch === " " || !NOT_PRINTABLE.test(ch);
-}
-
-/** Python's repr() of a string. */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (ch === "\\" || ch === quote) out += "\\" + ch;
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c < 0x7f || isPrintable(ch)) out += ch;
-    else if (c < 0x100) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
-    else out += "\\U" + c.toString(16).padStart(8, "0");
-  }
-  return out + quote;
-}
+/** Python's repr() of a string (pyfmt.ts `reprString`). */
+export const pyStrRepr = reprString;
 
 function named(ch: string): string {
   const names: Record<string, string> = { " ": "a space", "\n": "a newline", "\t": "a tab", "\r": "a carriage return" };
@@ -52,25 +29,15 @@ function named(ch: string): string {
 
 /** Why `model` cannot be a model id (it goes into request bodies as it is written), or null. */
 export function idProblem(model: unknown): string | null {
-  if (typeof model !== "string") return `a model id is text, not ${pyTypeName(model)}`;
+  if (typeof model !== "string") return `a model id is text, not ${typeName(model as Json)}`;
   if (!model) return "a model id cannot be empty";
   const len = [...model].length;
   if (len > MAX_MODEL_ID) return `a model id is at most ${MAX_MODEL_ID} characters; this one has ${len}`;
-  const bad = [...model].find((ch) => PY_SPACE.test(ch) || !isPrintable(ch));
+  const bad = [...model].find((ch) => isSpace(ch.codePointAt(0) as number) || !isPrintableChar(ch));
   if (bad !== undefined) {
     return `model id ${pyStrRepr(model)} holds ${named(bad)}: a model id has no whitespace or control characters`;
   }
   return null;
-}
-
-function pyTypeName(v: unknown): string {
-  if (v === null || v === undefined) return "NoneType";
-  if (typeof v === "boolean") return "bool";
-  if (typeof v === "bigint") return "int";
-  if (typeof v === "number") return "float";
-  if (typeof v === "string") return "str";
-  if (Array.isArray(v)) return "list";
-  return "dict";
 }
 
 // a Bedrock model id of Claude: an optional inference-profile region, `anthropic.`, the Claude id, a version
@@ -248,17 +215,6 @@ export class ModelTable {
 function cmp(a: string, b: string): number {
   // Python compares strings by code point; JavaScript's < by UTF-16 unit (the same outside astral characters)
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Python's truth value of JSON data. */
-export function truthy(v: Json): boolean {
-  if (v === null || v === false) return false;
-  if (v === true) return true;
-  if (typeof v === "string") return v.length > 0;
-  if (typeof v === "bigint") return v !== 0n;
-  if (typeof v === "number") return v !== 0;
-  if (Array.isArray(v)) return v.length > 0;
-  return v.size > 0;
 }
 
 let shipped: ModelTable | null = null;

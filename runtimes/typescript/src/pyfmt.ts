@@ -67,9 +67,9 @@ export function pyStr(v: Json | undefined): string {
   return pyRepr(v);
 }
 
-/** Python's truthiness of JSON data. */
-export function truthy(v: Json): boolean {
-  if (v === null || v === false) return false;
+/** Python's truthiness of JSON data (a missing key, `undefined`, is false). */
+export function truthy(v: Json | undefined): boolean {
+  if (v === undefined || v === null || v === false) return false;
   if (v === true) return true;
   if (typeof v === "string") return v.length > 0;
   if (typeof v === "bigint") return v !== 0n;
@@ -81,8 +81,17 @@ export function truthy(v: Json): boolean {
 
 /** Code points of a string (Python's len()). */
 export function pyLen(s: string): number {
-  let n = 0;
-  for (const _ of s) n++; // eslint-disable-line @typescript-eslint/no-unused-vars
+  let n = s.length; // UTF-16 units, less one for each surrogate pair (a lone surrogate counts one, as in Python)
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
   return n;
 }
 

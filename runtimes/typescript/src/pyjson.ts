@@ -304,3 +304,103 @@ export function pyEqual(a: Json, b: Json): boolean {
   }
   return true;
 }
+
+/** A UnicodeDecodeError of Python's codecs, with its words: `'utf-8' codec can't decode byte 0xe9 in position 10:
+ *  invalid continuation byte`. */
+export class PyDecodeError extends Error {}
+
+function decodeError(codec: string, b: Uint8Array, start: number, end: number, why: string): PyDecodeError {
+  const hex = (x: number) => "0x" + x.toString(16).padStart(2, "0");
+  const what = end - start === 1 ? `byte ${hex(b[start])} in position ${start}` : `bytes in position ${start}-${end - 1}`;
+  return new PyDecodeError(`'${codec}' codec can't decode ${what}: ${why}`);
+}
+
+/** Python's UTF-8 decoder with errors='surrogatepass' (an encoded lone surrogate is kept), from `offset` on. */
+function utf8Decode(b: Uint8Array, offset: number): string {
+  const fast = b.subarray(offset);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(fast);
+  } catch {
+    // an invalid sequence, or a lone surrogate that surrogatepass keeps: decode by hand
+  }
+  let out = "";
+  let i = 0;
+  const n = fast.length;
+  const cont = (x: number | undefined) => x !== undefined && x >= 0x80 && x <= 0xbf;
+  while (i < n) {
+    const c = fast[i];
+    if (c < 0x80) {
+      out += String.fromCharCode(c);
+      i += 1;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0; // surrogatepass keeps ED A0-BF: no upper bound for 0xED
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else throw decodeError("utf-8", b, offset + i, offset + i + 1, "invalid start byte");
+    // the second byte has the lead byte's range; the others any continuation byte
+    for (let k = 1; k <= need; k++) {
+      const x = fast[i + k];
+      if (x === undefined) throw decodeError("utf-8", b, offset + i, offset + n, "unexpected end of data");
+      if (k === 1 ? x < lo || x > hi : !cont(x)) throw decodeError("utf-8", b, offset + i, offset + i + k, "invalid continuation byte");
+    }
+    let cp = c & (need === 1 ? 0x1f : need === 2 ? 0x0f : 0x07);
+    for (let k = 1; k <= need; k++) cp = (cp << 6) | (fast[i + k] & 0x3f);
+    out += String.fromCodePoint(cp);
+    i += need + 1;
+  }
+  return out;
+}
+
+function utf16Decode(b: Uint8Array, offset: number, little: boolean): string {
+  const codec = little ? "utf-16-le" : "utf-16-be";
+  const n = b.length - offset;
+  let out = "";
+  for (let i = 0; i + 1 < n; i += 2) {
+    const at = offset + i;
+    out += String.fromCharCode(little ? b[at] | (b[at + 1] << 8) : (b[at] << 8) | b[at + 1]); // surrogates kept as they are
+  }
+  if (n % 2) throw decodeError(codec, b, b.length - 1, b.length, "truncated data");
+  return out;
+}
+
+function utf32Decode(b: Uint8Array, offset: number, little: boolean): string {
+  const codec = little ? "utf-32-le" : "utf-32-be";
+  let out = "";
+  let i = offset;
+  for (; i + 3 < b.length; i += 4) {
+    const cp = little ? (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) >>> 0 : ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
+    if (cp > 0x10ffff) throw decodeError(codec, b, i, i + 4, "code point not in range(0x110000)");
+    out += cp >= 0xd800 && cp <= 0xdfff ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+  }
+  if (i < b.length) throw decodeError(codec, b, i, b.length, "truncated data");
+  return out;
+}
+
+/** The text `json.loads(b)` parses when given bytes: the encoding `json.detect_encoding` picks (a UTF-32 or UTF-16
+ *  byte-order mark, a UTF-8 one, else NUL bytes in the first four), decoded with errors='surrogatepass'; a
+ *  PyDecodeError with Python's words when the bytes are not that encoding. */
+export function decodeJsonBytes(b: Uint8Array): string {
+  const starts = (...bom: number[]) => bom.every((x, k) => b[k] === x);
+  if (starts(0x00, 0x00, 0xfe, 0xff)) return utf32Decode(b, 4, false);
+  if (starts(0xff, 0xfe, 0x00, 0x00)) return utf32Decode(b, 4, true);
+  if (starts(0xfe, 0xff)) return utf16Decode(b, 2, false);
+  if (starts(0xff, 0xfe)) return utf16Decode(b, 2, true);
+  if (starts(0xef, 0xbb, 0xbf)) return utf8Decode(b.subarray(3), 0); // utf-8-sig: positions count after the BOM
+  if (b.length >= 4) {
+    if (!b[0]) return b[1] ? utf16Decode(b, 0, false) : utf32Decode(b, 0, false);
+    if (!b[1]) return b[2] || b[3] ? utf16Decode(b, 0, true) : utf32Decode(b, 0, true);
+  } else if (b.length === 2) {
+    if (!b[0]) return utf16Decode(b, 0, false);
+    if (!b[1]) return utf16Decode(b, 0, true);
+  }
+  return utf8Decode(b, 0);
+}

@@ -3,6 +3,7 @@
 // returning the converted schema and [path, problem] pairs for what could not be expressed.
 
 import { type Json, type JsonObject, isObject } from "./pyjson.js";
+import { truthy } from "./pyfmt.js";
 
 export type Problems = [string, string][];
 
@@ -45,17 +46,6 @@ const GEMINI_TYPES: Readonly<Record<string, string>> = {
   string: "STRING", number: "NUMBER", integer: "INTEGER", boolean: "BOOLEAN", array: "ARRAY", object: "OBJECT", null: "NULL",
 };
 export const MAX_REF_DEPTH = 8;
-
-/** Python's truth value of JSON data. */
-function truthy(v: Json | undefined): boolean {
-  if (v === undefined || v === null || v === false) return false;
-  if (typeof v === "string") return v.length > 0;
-  if (typeof v === "bigint") return v !== 0n;
-  if (typeof v === "number") return v !== 0;
-  if (Array.isArray(v)) return v.length > 0;
-  if (isObject(v)) return v.size > 0;
-  return true;
-}
 
 /** The items of a JSON value as Python iterates them (a list's items, an object's keys, a string's characters). */
 function iter(v: Json | undefined): Json[] {

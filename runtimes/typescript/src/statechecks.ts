@@ -4,14 +4,14 @@
 //     lazy lists' items skipped (PM810 listing every problem);
 //   - `lazyItem(bundle, path, index, item)`: one offered item, in one pass where the compiler proved its schema
 //     a record (item_proofs), else as JSON data within the limits and against the item schema;
-//   - `toolProblems`, `toolWithDefaults`: tool declarations offered from the state (schema/tools.ts).
+//   - `toolProblems`, `toolWithDefaults`: tool declarations offered from the state (tooldecl.ts `problems`, `withDefaults`).
 // Errors are StateError (schema/state_errors.ts) without a role: the engine names it.
 // A role whose inputs schema the TypeScript validator cannot decide as Python does is refused: PM801.
 import { buildError } from "./errors.js";
 import type { Json, JsonObject } from "./pyjson.js";
 import { type ItemCheck, itemChecks } from "./itemproof.js";
 import { StateError } from "./schema/state_errors.js";
-import { toolProblems, toolWithDefaults } from "./schema/tools.js";
+import { problems as toolProblems, withDefaults as toolWithDefaults } from "./tooldecl.js";
 import { Unsupported, Validator } from "./schema/validate.js";
 import { checkStateData } from "./statelimits.js";
 

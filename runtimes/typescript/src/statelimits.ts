@@ -9,7 +9,8 @@
 //
 // The walk is the Python runtime's exact walk, in its order (a stack: the last key of an object is looked at
 // first), so that a state with several problems is refused for the same one.
-import { StateError, pyRepr } from "./schema/state_errors.js";
+import { StateError } from "./schema/state_errors.js";
+import { pyLen, reprString } from "./pyfmt.js";
 
 export const MAX_STATE_NODES = 1_000_000;
 export const MAX_STATE_CHARS = 8_000_000;
@@ -22,21 +23,7 @@ export function badText(s: string): boolean {
   return LONE.test(s);
 }
 
-/** Python's len() of a str: code points (a surrogate pair is one, a lone surrogate one). */
-export function pyLen(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
+export { pyLen };
 
 type Part = string | number;
 
@@ -93,7 +80,7 @@ export function checkStateData(state: unknown, skip: readonly (readonly string[]
     } else if (value instanceof Map) {
       for (const [k, v] of value) {
         if (typeof k !== "string" || badText(k)) {
-          const shown = typeof k === "string" ? pyRepr(k) : String(k);
+          const shown = typeof k === "string" ? reprString(k) : String(k);
           throw new StateError("", [[pathOf(path), `has a key that is not valid text: ${shown}`]], "PM811");
         }
         const child: Node = { parent: path, part: k, depth: depth + 1 };

@@ -93,6 +93,18 @@ class SequenceMatcher {
   }
 }
 
+/** Python's order of two strings: code point by code point (JavaScript's `<` compares UTF-16 units, which puts
+ *  an astral character before U+E000-U+FFFF). */
+export function cmpCodePoints(x: string, y: string): number {
+  const a = Array.from(x);
+  const b = Array.from(y);
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const d = (a[i].codePointAt(0) as number) - (b[i].codePointAt(0) as number);
+    if (d) return d;
+  }
+  return a.length - b.length;
+}
+
 /** difflib.get_close_matches(word, choices, n, cutoff): up to `n` choices close to `word`, closest first. */
 export function nearest(word: string, choices: Iterable<string>, n = 1, cutoff = CUTOFF): string[] {
   const s = new SequenceMatcher(Array.from(word));
@@ -101,8 +113,8 @@ export function nearest(word: string, choices: Iterable<string>, n = 1, cutoff =
     s.setA(Array.from(x));
     if (s.realQuickRatio() >= cutoff && s.quickRatio() >= cutoff && s.ratio() >= cutoff) result.push([s.ratio(), x]);
   }
-  // heapq.nlargest on (score, text) tuples: the highest score first, then the greater text
-  result.sort((p, q) => (q[0] !== p[0] ? q[0] - p[0] : q[1] > p[1] ? 1 : q[1] < p[1] ? -1 : 0));
+  // heapq.nlargest on (score, text) tuples: the highest score first, then the greater text (by code point)
+  result.sort((p, q) => q[0] - p[0] || cmpCodePoints(q[1], p[1]));
   return result.slice(0, n).map((r) => r[1]);
 }
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Validator, Unsupported } from "../dist/schema/validate.js";
-import { suggest } from "../dist/schema/suggest.js";
+import { nearest, suggest } from "../dist/suggest.js";
 import { pyRepr, formatPath } from "../dist/schema/state_errors.js";
 import { stateCases, itemAt } from "./state-cases.mjs";
 
@@ -32,6 +32,11 @@ test("did-you-mean picks what difflib picks", () => {
   assert.equal(suggest("nmae", ["name", "kind", "count"]), "name");
   assert.equal(suggest("zzz", ["name", "kind"]), null);
   assert.equal(suggest("summry", ["summary", "type", "relevance"]), "summary");
+  // equal ratios: the greater text first, compared by code point as Python compares (by UTF-16 units, U+FF00 would
+  // come after U+1F600's high surrogate); python3 -c "import difflib; print(difflib.get_close_matches('ab',
+  // ['ab\uff00', 'ab\U0001F600'], n=2))" prints the astral one first
+  assert.deepEqual(nearest("ab", ["ab\uff00", "ab\u{1F600}"], 2), ["ab\u{1F600}", "ab\uff00"]);
+  assert.deepEqual(nearest("ab", ["ab\u{1F600}", "ab\uff00"], 2), ["ab\u{1F600}", "ab\uff00"]);
 });
 
 test("repr and paths as Python writes them", () => {

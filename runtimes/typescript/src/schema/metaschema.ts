@@ -3,10 +3,10 @@
 // state carry JSON Schema `parameters`, checked when offered. The answer is the metaschema's (the `regex`
 // format asserted, other formats not), and local `$ref`s must resolve; the messages are those jsonschema gives
 // for the metaschema's keywords (`5 is not of type 'object', 'boolean'`, `'(' is not a 'regex'`).
-import { type Json, type JsonObject, floatRepr, isObject } from "../pyjson.js";
+import { type Json, type JsonObject, isObject } from "../pyjson.js";
 import { PatternError, pyRegex } from "./pyregex.js";
-import { pyRepr } from "./state_errors.js";
-import { cmpCodePoints } from "./suggest.js";
+import { pyRepr as pyReprValue, reprString as pyRepr } from "../pyfmt.js";
+import { cmpCodePoints } from "../suggest.js";
 import { Unsupported, resolvePointer } from "./validate.js";
 
 const SIMPLE_TYPES = ["array", "boolean", "integer", "null", "number", "object", "string"];
@@ -23,17 +23,8 @@ const STRINGS = new Set(["$schema", "$ref", "$dynamicRef", "$recursiveRef", "$co
 const ANCHORS = new Set(["$anchor", "$dynamicAnchor", "$recursiveAnchor"]);
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
 
-/** Python's repr() of JSON data: `{'a': [1, 2.0, True, None]}`. */
-export function pyReprValue(v: Json): string {
-  if (v === null) return "None";
-  if (v === true) return "True";
-  if (v === false) return "False";
-  if (typeof v === "string") return pyRepr(v);
-  if (typeof v === "bigint") return v.toString();
-  if (typeof v === "number") return floatRepr(v);
-  if (Array.isArray(v)) return "[" + v.map(pyReprValue).join(", ") + "]";
-  return "{" + [...v].map(([k, x]) => `${pyRepr(k)}: ${pyReprValue(x)}`).join(", ") + "}";
-}
+/** Python's repr() of JSON data: `{'a': [1, 2.0, True, None]}` (pyfmt.ts `pyRepr`). */
+export { pyReprValue };
 
 const regexOk = new Map<string, boolean>();
 function compiles(pattern: string): boolean {

@@ -3,7 +3,8 @@
 // sorted by path (indexes numerically) then message, and the PM810/PM811/PM812 error that lists them.
 import { PromptmillError } from "../errors.js";
 import { type Json, dumpString, dumps, isObject } from "../pyjson.js";
-import { cmpCodePoints } from "./suggest.js";
+import { cmpCodePoints } from "../suggest.js";
+import { reprString } from "../pyfmt.js";
 
 export type Part = string | number;
 export type Problem = [path: string, message: string];
@@ -27,27 +28,8 @@ export class StateError extends PromptmillError {
   }
 }
 
-const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-/** Python's repr() of a str: 'quoted', escapes for what str.isprintable() refuses. */
-export function pyRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (ch === quote || ch === "\\") out += "\\" + ch;
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c < 0x7f) out += ch;
-    else if (!NOT_PRINTABLE.test(ch)) out += ch;
-    else if (c <= 0xff) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c <= 0xffff) out += "\\u" + c.toString(16).padStart(4, "0");
-    else out += "\\U" + c.toString(16).padStart(8, "0");
-  }
-  return out + quote;
-}
+/** Python's repr() of a str (pyfmt.ts `reprString`). */
+export { reprString as pyRepr };
 
 function sortedKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortedKeys);
@@ -60,7 +42,7 @@ function sortedKeys(v: Json): Json {
 
 /** A value as a message shows it: strings quoted 'like this', the rest as JSON (keys sorted). */
 export function show(value: Json): string {
-  if (typeof value === "string") return pyRepr(value);
+  if (typeof value === "string") return reprString(value);
   return dumps(sortedKeys(value), { ensureAscii: false });
 }
 

@@ -15,7 +15,8 @@ import { type Json, type JsonObject, isObject, pyEqual } from "../pyjson.js";
 import { equal, TYPE_TESTS, uniq } from "./json_values.js";
 import { PatternError, pyRegex } from "./pyregex.js";
 import { type Part, type Problem, explain, jsonType, show } from "./state_errors.js";
-import { suggest } from "./suggest.js";
+import { suggest } from "../suggest.js";
+import { pyLen } from "../pyfmt.js";
 
 /** The schema needs something this validator cannot decide exactly as the Python runtime does. */
 export class Unsupported extends Error {
@@ -29,12 +30,6 @@ const UNSUPPORTED = ["unevaluatedProperties", "unevaluatedItems", "$dynamicRef",
 
 type Num = bigint | number;
 type Found = { parts: Part[]; message: string };
-
-function pyLen(s: string): number {
-  let n = 0;
-  for (const _ of s) n++; // code points; a lone surrogate counts one, as in Python
-  return n;
-}
 
 /** A keyword's number as Python's closures take it (booleans are integers there), or Unsupported. */
 function num(node: JsonObject, key: string): Num | undefined {

@@ -3,49 +3,11 @@
 
 import { type Json, type JsonObject, dumpString, dumps, floatRepr, isObject } from "../pyjson.js";
 import { JSON_SCHEMA_STRICT, OPENAPI_SUBSET, geminiSchema, nativeForm } from "../schemaforms.js";
-
-/** Python's truth value of JSON data (a missing key is false). */
-export function truthy(v: Json | undefined): boolean {
-  if (v === undefined || v === null || v === false) return false;
-  if (typeof v === "string") return v.length > 0;
-  if (typeof v === "bigint") return v !== 0n;
-  if (typeof v === "number") return v !== 0;
-  if (Array.isArray(v)) return v.length > 0;
-  if (isObject(v)) return v.size > 0;
-  return true;
-}
+import { pyStr, truthy } from "../pyfmt.js";
 
 /** A JSON object from [key, value] pairs, in order. */
 export function obj(...entries: [string, Json][]): JsonObject {
   return new Map(entries);
-}
-
-/** Python's str() of JSON data inside an f-string (a description is text; other values as Python prints them). */
-export function pyStr(v: Json | undefined): string {
-  if (typeof v === "string") return v;
-  return pyRepr(v ?? null);
-}
-
-function pyRepr(v: Json): string {
-  if (v === null) return "None";
-  if (v === true) return "True";
-  if (v === false) return "False";
-  if (typeof v === "bigint") return v.toString();
-  if (typeof v === "number") return floatRepr(v);
-  if (typeof v === "string") {
-    const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
-    let out = "";
-    for (const ch of v) {
-      if (ch === "\\" || ch === quote) out += "\\" + ch;
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (ch === "\t") out += "\\t";
-      else out += ch;
-    }
-    return quote + out + quote;
-  }
-  if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
-  return "{" + [...v].map(([k, x]) => pyRepr(k) + ": " + pyRepr(x)).join(", ") + "}";
 }
 
 /** json.dumps(data, ensure_ascii=False, separators=(",", ":")). */

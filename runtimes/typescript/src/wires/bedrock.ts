@@ -6,7 +6,8 @@ import type { Json, JsonObject } from "../pyjson.js";
 import { resolveModel } from "../models.js";
 import { type BedrockWire, type RenderOptions, type RequestView, Wire, isPresent } from "../wire.js";
 import { split } from "./_chat.js";
-import { obj, truthy } from "./_tools.js";
+import { obj } from "./_tools.js";
+import { truthy } from "../pyfmt.js";
 
 const cachePoint = () => obj(["cachePoint", obj(["type", "default"])]);
 

@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import { PromptmillError } from "../errors.js";
 import type { Json, JsonObject } from "../pyjson.js";
 import { type RenderOptions, type RequestView, Wire } from "../wire.js";
-import { obj, responseFormat, truthy } from "./_tools.js";
+import { obj, responseFormat } from "./_tools.js";
+import { truthy } from "../pyfmt.js";
 
 export const MIN_OUTPUT_TOKENS = 16n; // the API refuses a smaller max_output_tokens ("Expected a value >= 16")
 export const ROLE_IN_KEY = 40; // a key is "pm-", at most 40 characters of the role id, "-" and 16 hex digits
