@@ -24,6 +24,13 @@ from collections.abc import Mapping
 
 _PLAIN = re.compile(r"[\t\n\r\x20-\x7e]*")  # what `plain` accepts, whole
 _NONE = 1 << 62  # rank of a pair that is no token (above every real rank)
+# the longest piece merged here: merging takes time quadratic in a piece's length (16,000 letters without a
+# space: 3 s), so a longer piece that is not one token is left to tiktoken (PieceTooLong); prose pieces are words
+MAX_MERGE_BYTES = 128
+
+
+class PieceTooLong(Exception):
+    """A piece longer than MAX_MERGE_BYTES that is not one token: count the text with tiktoken."""
 
 
 def plain(text: str) -> bool:
@@ -33,7 +40,8 @@ def plain(text: str) -> bool:
 
 class AsciiBPE:
     """`encode(text)`: the token ids tiktoken gives plain ASCII `text` (ordinary text: special
-    tokens are not recognised), from `ranks` (bytes -> id) and the encoding's `pattern`."""
+    tokens are not recognised), from `ranks` (bytes -> id) and the encoding's `pattern`; PieceTooLong
+    when a piece is too long to merge here."""
 
     def __init__(self, ranks: Mapping[bytes, int], pattern: str) -> None:
         import regex
@@ -49,8 +57,10 @@ class AsciiBPE:
             token = ranks.get(raw)
             if token is not None:
                 ids.append(token)
-            else:
+            elif len(raw) <= MAX_MERGE_BYTES:
                 ids.extend(_merge(ranks, raw))
+            else:
+                raise PieceTooLong(len(raw))
         return ids
 
     def count(self, text: str) -> int:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import regex as _regex
 
 from ..core.errors import TokenizerError
-from .asciibpe import plain
+from .asciibpe import PieceTooLong, plain
 
 if TYPE_CHECKING:
     import tiktoken
@@ -153,8 +153,13 @@ class TiktokenTokenizer:
 
     def _starter_count(self, text: str) -> int:
         if len(text) <= self._start_left and plain(text):
-            self._start_left -= len(text)
-            return self._starter.count(text)
+            try:
+                value = self._starter.count(text)
+            except PieceTooLong:  # a long run without a split: tiktoken's Rust merges it far faster
+                pass
+            else:
+                self._start_left -= len(text)
+                return value
         self._encoding()
         return self._count(text)
 
