@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -31,25 +30,17 @@ CASES = Path(__file__).parent / "cases" / "hostile"
 COMPILER = Path(__file__).resolve().parents[1] / "compiler"
 TIME_LIMIT = 20.0
 MEMORY_LIMIT = 500 * 1024 * 1024
-
-
-class _Measured(subprocess.Popen):
-    """A Popen that reaps its child with os.wait4, keeping the child's resource usage (`rusage`: peak
-    resident size in ru_maxrss, KiB on Linux; the child's own children included). It replaces a Python
-    wrapper process per case that measured the same with getrusage(RUSAGE_CHILDREN)."""
-
-    rusage: resource.struct_rusage | None = None
-
-    def _try_wait(self, wait_flags: int) -> tuple[int, int]:  # CPython's one place that reaps the child
-        try:
-            pid, status, usage = os.wait4(self.pid, wait_flags)
-        except ChildProcessError:  # as Popen._try_wait: reaped elsewhere (SIGCHLD ignored)
-            return self.pid, 0
-        if pid == self.pid:
-            self.rusage = usage
-        return pid, status
-
-
+# runs the command as its own child, then writes that child's peak resident size (KiB) to argv[1]. A small
+# process of its own, run with -S and importing nothing (posix_spawn, wait4: 10 ms, where site and subprocess
+# took 40-50 ms a case): the child of a pytest worker would count the worker's own peak (Linux keeps the
+# parent's high-water mark in a child's maxrss across exec), hundreds of MB after the Spark or browser tests.
+MEASURE = (
+    "import os, sys\n"
+    "pid = os.posix_spawn(sys.executable, [sys.executable, *sys.argv[2:]], os.environ)\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
 GIT_ENV = IDENTITY  # a fixed author, no global or system git configuration
 
 
@@ -138,27 +129,24 @@ def run_case(path: Path, tmp_path: Path) -> None:
     project, outside = build(case, tmp_path / "w")
     before_outside, before_project = picture(outside), picture(project)
     args = [_fill(str(a), project, outside) for a in case["run"]]
+    peak_file = tmp_path / "peak"
     started = time.monotonic()
-    with _Measured(
-        [sys.executable, "-m", "promptmill.cli", *args],
-        cwd=project,
-        env=environment(case, project, outside, tmp_path),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-    ) as proc:
-        try:
-            stdout, stderr = proc.communicate(case.get("stdin", ""), timeout=TIME_LIMIT * 3)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, stderr = proc.communicate()
-            pytest.fail(f"promptmill {' '.join(args)} did not end within {TIME_LIMIT * 3:.0f} s: {stderr!r}")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", MEASURE, str(peak_file), "-m", "promptmill.cli", *args],
+            cwd=project,
+            env=environment(case, project, outside, tmp_path),
+            input=case.get("stdin", ""),
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=TIME_LIMIT * 3,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"promptmill {' '.join(args)} did not end within {TIME_LIMIT * 3:.0f} s: {exc.stderr!r}")
     elapsed = time.monotonic() - started
-    assert proc.rusage is not None, "the child was not reaped through os.wait4"
-    peak = proc.rusage.ru_maxrss * 1024
-    said = stdout + stderr
+    peak = int(peak_file.read_text()) * 1024
+    said = done.stdout + done.stderr
     tail = said[-3000:]
     assert "Traceback" not in said, tail
     assert "PM000" not in said, tail
@@ -168,7 +156,7 @@ def run_case(path: Path, tmp_path: Path) -> None:
     )
     assert elapsed < TIME_LIMIT, f"took {elapsed:.1f} s"
     assert peak < MEMORY_LIMIT, f"peak memory {peak / 2**20:.0f} MB"
-    assert proc.returncode == expect.get("exit", 1), tail
+    assert done.returncode == expect.get("exit", 1), tail
     if "code" in expect:
         assert expect["code"] in said, tail
     for text in expect.get("says", []):
