@@ -30,12 +30,16 @@ CASES = Path(__file__).parent / "cases" / "hostile"
 COMPILER = Path(__file__).resolve().parents[1] / "compiler"
 TIME_LIMIT = 20.0
 MEMORY_LIMIT = 500 * 1024 * 1024
-# runs the command as its own child, then writes that child's peak resident size (KiB) to argv[1]
+# runs the command as its own child, then writes that child's peak resident size (KiB) to argv[1]. A small
+# process of its own, run with -S and importing nothing (posix_spawn, wait4: 10 ms, where site and subprocess
+# took 40-50 ms a case): the child of a pytest worker would count the worker's own peak (Linux keeps the
+# parent's high-water mark in a child's maxrss across exec), hundreds of MB after the Spark or browser tests.
 MEASURE = (
-    "import resource, subprocess, sys\n"
-    "done = subprocess.run([sys.executable, *sys.argv[2:]])\n"
-    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
-    "sys.exit(done.returncode)\n"
+    "import os, sys\n"
+    "pid = os.posix_spawn(sys.executable, [sys.executable, *sys.argv[2:]], os.environ)\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
 )
 GIT_ENV = IDENTITY  # a fixed author, no global or system git configuration
 
@@ -129,7 +133,7 @@ def run_case(path: Path, tmp_path: Path) -> None:
     started = time.monotonic()
     try:
         done = subprocess.run(
-            [sys.executable, "-c", MEASURE, str(peak_file), "-m", "promptmill.cli", *args],
+            [sys.executable, "-S", "-c", MEASURE, str(peak_file), "-m", "promptmill.cli", *args],
             cwd=project,
             env=environment(case, project, outside, tmp_path),
             input=case.get("stdin", ""),

@@ -267,8 +267,9 @@ def test_a_provider_that_never_answers_is_stopped_by_the_timeout(make_project, s
     import time
 
     root = _project(make_project)
-    env = {**_keys(silent_server.url), "PROMPTMILL_PROVIDER_TIMEOUT": "2"}
-    for seconds, args in ((2, []), (1, ["--timeout", "1"])):  # --timeout wins over the environment
+    # fractions of a second prove the same as whole seconds (both settings take them) and wait less
+    env = {**_keys(silent_server.url), "PROMPTMILL_PROVIDER_TIMEOUT": "1"}
+    for seconds, args in ((1, []), (0.5, ["--timeout", "0.5"])):  # --timeout wins over the environment
         silent_server.times.clear()
         code, said, _ = _cli(root, "counts", "--model", model, *args, env=env, timeout=60)
         # timed from the first request on: importing the SDK alone takes seconds on a busy machine

@@ -21,6 +21,7 @@ only modules of those folders, within a budget.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -81,18 +82,22 @@ def _imports_by_name(module: str) -> bool:
     return any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "import_module" for n in ast.walk(tree))
 
 
-GRAPH = import_graph.graph()
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """The import graph, read when a test first needs it: not at import, where every pytest-xdist
+    process would parse the whole package (0.5 s) while collecting, the one that does not run this file too."""
+    return import_graph.graph()
 
 
 def test_the_parser_sees_the_imports() -> None:
     # guards the checks below: an empty graph would pass them vacuously
     assert len(MODULES) > 70
-    assert "promptmill.runtime.engine" in GRAPH["promptmill"]  # the lazy exports of __init__.py
-    assert "promptmill.runtime.fill" in GRAPH["promptmill.runtime.engine"]
-    assert "promptmill.compiling.api" in GRAPH["promptmill"]
-    assert "promptmill.runtime.request" in GRAPH["promptmill.wires.anthropic"]  # under TYPE_CHECKING: counted
-    assert "promptmill.runtime.fill" in GRAPH["promptmill.runtime.fit"]  # function-level imports count too
-    assert "promptmill.runtime.registry" in GRAPH["promptmill.runtime.request"]
+    assert "promptmill.runtime.engine" in _graph()["promptmill"]  # the lazy exports of __init__.py
+    assert "promptmill.runtime.fill" in _graph()["promptmill.runtime.engine"]
+    assert "promptmill.compiling.api" in _graph()["promptmill"]
+    assert "promptmill.runtime.request" in _graph()["promptmill.wires.anthropic"]  # under TYPE_CHECKING: counted
+    assert "promptmill.runtime.fill" in _graph()["promptmill.runtime.fit"]  # function-level imports count too
+    assert "promptmill.runtime.registry" in _graph()["promptmill.runtime.request"]
 
 
 def test_every_folder_is_a_known_stage() -> None:
@@ -104,7 +109,7 @@ def test_every_folder_is_a_known_stage() -> None:
 def test_imports_go_one_way(module: str) -> None:
     stage = _stage(module)
     allowed = ALLOWED[stage] | {stage}
-    bad = sorted(m for m in GRAPH[module] if _stage(m) not in allowed)
+    bad = sorted(m for m in _graph()[module] if _stage(m) not in allowed)
     assert not bad, f"{module} ({stage or 'top'}) imports a later stage: {bad}"
 
 
@@ -152,7 +157,7 @@ def test_the_circle_finder_finds_circles() -> None:
 def test_no_import_circles() -> None:
     """No promptmill modules import each other, directly or round a longer circle: imports at module
     and function level, under `if TYPE_CHECKING:` and the facade's lazy ones all count."""
-    circles = _circles(GRAPH)
+    circles = _circles(_graph())
     assert not circles, f"modules that import each other: {circles}"
 
 
@@ -178,7 +183,7 @@ def test_only_the_registry_reaches_a_wire() -> None:
     wires = {m for m in MODULES if m.startswith("promptmill.wires.")}
     assert {"promptmill.wires.openai_chat", "promptmill.wires.gemini"} <= wires
     exempt = ("wires", "runtime.renderers", "")
-    bad = sorted(f"{m} -> {w}" for m in MODULES if _stage(m) not in exempt for w in GRAPH[m] & wires)
+    bad = sorted(f"{m} -> {w}" for m in MODULES if _stage(m) not in exempt for w in _graph()[m] & wires)
     assert not bad, f"import the wire by name (runtime.registry.get_wire), not its module: {bad}"
 
 

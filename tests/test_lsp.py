@@ -94,6 +94,12 @@ def cleared(diags, uri: str) -> bool:
 
 
 def run(root: Path, body) -> None:
+    """Run `body(session)`: on the module's shared server when `root` is the `project` fixture's folder
+    (see `Shared`), else on a server of its own, started for `body` and shut down after it."""
+    if root in _SHARED:
+        _SHARED[root].run(body)
+        return
+
     async def main() -> None:
         session = await Session(root).start()
         try:
@@ -104,9 +110,77 @@ def run(root: Path, body) -> None:
     asyncio.run(main())
 
 
+class Shared:
+    """One server for the tests on the `project` folder: they need fresh buffers, not a fresh process (each
+    start imports the server, 1-1.5 s of CPU). Before each test every buffer the last one opened is closed,
+    the server has linted the files on disk again and published for them, and what the client holds is
+    forgotten, so a test sees the server as a fresh one would after its first lint of the same project.
+    A test that fails leaves the server behind: the next one gets a new process."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.loop = asyncio.new_event_loop()
+        self.session: Session | None = None
+
+    def run(self, body) -> None:
+        self.loop.run_until_complete(self._run(body))
+
+    async def _run(self, body) -> None:
+        if self.session is None:
+            self.session = await Session(self.root).start()
+        try:
+            await self._reset(self.session)
+        except Exception:  # a server the last test left unusable: a new one
+            await self._restart()
+        try:
+            await body(self.session)
+        except BaseException:
+            await self._restart()  # the next test must not inherit whatever broke this one
+            raise
+
+    async def _reset(self, s: Session) -> None:
+        for uri in s.versions:
+            s.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+        s.versions.clear()
+        # promptmill/preview is answered once every edit so far is linted (and what those lints found published)
+        await asyncio.wait_for(s.client.protocol.send_request_async("promptmill/preview", {}), TIMEOUT)
+        s.client.diagnostics.clear()
+
+    async def _restart(self) -> None:
+        old, self.session = self.session, None
+        if old is not None:
+            try:
+                await asyncio.wait_for(old.stop(), 10)
+            except Exception:  # already gone, or it does not answer: pytest-lsp's client ends the process
+                pass
+        self.session = await Session(self.root).start()
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.loop.run_until_complete(self.session.stop())
+        self.loop.close()
+
+
+_SHARED: dict[Path, Shared] = {}
+
+
+@pytest.fixture(scope="module")
+def _shared(tmp_path_factory):
+    root = tmp_path_factory.mktemp("shared-project").resolve()
+    (root / "prompts").mkdir()
+    (root / "promptmill.yaml").write_text("prompts: prompts\n", encoding="utf-8")
+    shared = _SHARED[root] = Shared(root)
+    yield shared
+    del _SHARED[root]
+    shared.close()
+
+
 @pytest.fixture
-def project(make_project) -> Path:
-    return make_project({"promptmill.yaml": "prompts: prompts\n", "prompts/r.yaml": ROLE, "prompts/f.yaml": FRAGMENT}).resolve()
+def project(_shared) -> Path:
+    """The shared server's project, its two files as each test starts from (no test writes them; written anyway)."""
+    (_shared.root / "prompts" / "r.yaml").write_text(ROLE, encoding="utf-8")
+    (_shared.root / "prompts" / "f.yaml").write_text(FRAGMENT, encoding="utf-8")
+    return _shared.root
 
 
 def test_open_a_broken_buffer_then_fix_it_unsaved(project):

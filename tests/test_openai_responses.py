@@ -9,8 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from openai import OpenAI
-from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 from promptmill.core.errors import ProviderError
 from promptmill.wires import get_wire
@@ -22,6 +20,8 @@ WIRE = "openai-responses"
 
 
 def responses_problems(payload: dict) -> list[str]:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming  # not at the top: see test_sdk_types
+
     return typed_dict_problems(ResponseCreateParamsNonStreaming, {"model": "gpt-5", **payload})
 
 
@@ -75,6 +75,8 @@ def test_the_sdk_sends_exactly_the_payload_and_reads_the_answer(wire_server, rol
     payload = req.to_openai_responses(model=None if req.model else "gpt-5")
     text, function = _good_reply(role)
     wire_server.answer("/v1/responses", _response(payload["model"], text, function))
+    from openai import OpenAI
+
     client = OpenAI(base_url=wire_server.url + "/v1", api_key="test", max_retries=0)
     response = client.responses.create(**payload)
     sent = wire_server.last

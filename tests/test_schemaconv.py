@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import jsonschema
-from google.genai import types as genai
 
 from promptmill.runtime.schemaforms import gemini_schema, openai_strict
 
@@ -61,6 +60,14 @@ def test_openai_strict_reports_what_it_cannot_express():
     assert openai_strict(cases["map"])[1] == [("reply.scores", "an object with free-form keys (additionalProperties) cannot be strict")]
 
 
+def _gemini_valid(gem: dict) -> None:
+    """google-genai's own Schema accepts `gem` (imported here, not at the top: each pytest-xdist process
+    collects this file, and google-genai with pydantic costs 0.4 s to import)."""
+    from google.genai import types as genai
+
+    genai.Schema.model_validate(gem)
+
+
 def test_gemini_schema_subset():
     gem, problems = gemini_schema(PLAN)
     assert problems == []
@@ -71,23 +78,23 @@ def test_gemini_schema_subset():
     assert sub["items"]["properties"]["depends_on"]["items"] == {"type": "STRING", "description": "a subtask id"}
     assert gem["properties"]["note"] == {"nullable": True, "type": "STRING"}
     assert "additionalProperties" not in str(gem)
-    genai.Schema.model_validate(gem)
+    _gemini_valid(gem)
 
 
 def test_gemini_schema_reports_losses():
     gem, problems = gemini_schema({"type": "object", "properties": {"n": {"enum": [1, 2]}, "x": {"not": {"type": "string"}}}})
     assert [p for p, _ in problems] == ["reply.n", "reply.x"]
-    genai.Schema.model_validate(gem)
+    _gemini_valid(gem)
     recursive = {
         "$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
         "$ref": "#/$defs/node",
     }
     gem, problems = gemini_schema(recursive)
     assert any("recursive reference" in m for _, m in problems)
-    genai.Schema.model_validate(gem)
+    _gemini_valid(gem)
 
 
 def test_gemini_multiple_types_become_any_of():
     gem, _ = gemini_schema({"type": ["string", "integer", "null"]})
     assert gem["nullable"] is True and [o["type"] for o in gem["any_of"]] == ["STRING", "INTEGER"]
-    genai.Schema.model_validate(gem)
+    _gemini_valid(gem)

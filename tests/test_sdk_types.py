@@ -17,15 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-from google.genai import types as genai
-from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
-from pydantic import TypeAdapter, ValidationError
 
 from promptmill.wires.gemini import genai_kwargs
 from providers_support import SHIPPED, render
 
-_ADAPTERS: dict[Any, TypeAdapter] = {}
+# The SDKs and pydantic are imported where they are used, not at the top: every pytest-xdist process
+# collects this file (and test_openai_responses.py, which imports it), and those imports cost seconds
+# in the process that does not run it.
+_ADAPTERS: dict[Any, Any] = {}  # SDK type -> its pydantic TypeAdapter
 
 
 def _force(value: Any) -> Any:
@@ -51,6 +50,8 @@ def _diff(sent: Any, valid: Any, path: str = "$") -> list[str]:
 
 def typed_dict_problems(kind: Any, payload: dict) -> list[str]:
     """Why `payload` is not a valid `kind` (a TypedDict of an SDK); [] when it is."""
+    from pydantic import TypeAdapter, ValidationError
+
     adapter = _ADAPTERS.setdefault(kind, TypeAdapter(kind))  # kept alive: lazy validators need it
     try:
         valid = _force(adapter.validate_python(payload))
@@ -60,14 +61,21 @@ def typed_dict_problems(kind: Any, payload: dict) -> list[str]:
 
 
 def openai_problems(payload: dict) -> list[str]:
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
     return typed_dict_problems(CompletionCreateParamsNonStreaming, {"model": "gpt-4o", **payload})
 
 
 def anthropic_problems(payload: dict) -> list[str]:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
     return typed_dict_problems(MessageCreateParamsNonStreaming, {"model": "claude-sonnet-4-5", "max_tokens": 1024, **payload})
 
 
 def gemini_problems(payload: dict) -> list[str]:
+    from google.genai import types as genai
+    from pydantic import ValidationError
+
     kwargs = genai_kwargs(payload)
     problems = []
     try:

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import pytest
-from google import genai
-from google.genai import types
-from google.oauth2.credentials import Credentials
 
 from promptmill.runtime.models import resolve_model
 from promptmill.wires.gemini import genai_kwargs
 from providers_support import SHIPPED, render
+
+if TYPE_CHECKING:
+    import anthropic
 
 CLAUDE = "claude-sonnet-4-5@20250929"  # a Vertex model id: the version after `@`
 GEMINI = "gemini-2.5-flash"
@@ -53,7 +52,11 @@ def _claude_answer(payload: dict) -> tuple[dict, Any]:
     return _message([{"type": "text", "text": "Hello there."}]), "Hello there."
 
 
+# anthropic and google-genai are imported in the tests that use them: every pytest-xdist process
+# collects this file, and those imports cost seconds in the process that does not run it.
 def _vertex_client(server) -> anthropic.AnthropicVertex:
+    import anthropic
+
     return anthropic.AnthropicVertex(base_url=server.url, region="us-east5", project_id="proj", access_token="test", max_retries=0)
 
 
@@ -102,6 +105,10 @@ def test_gemini_vertex_sends_the_body_and_reads_the_answer(wire_server, role, st
             "usageMetadata": {"promptTokenCount": 1200, "candidatesTokenCount": 20},
         },
     )
+    from google import genai
+    from google.genai import types
+    from google.oauth2.credentials import Credentials
+
     client = genai.Client(
         vertexai=True,
         project="proj",
@@ -150,6 +157,8 @@ def test_cache_breakpoints_reach_the_bytes_the_anthropic_sdk_sends(wire_server):
     # companion-beat: a stable system prefix, stable message tools and the forced return tool
     payload = render("companion-beat", "companion-beat.state.yaml", "anthropic").to_anthropic(model="claude-sonnet-4-6")
     wire_server.answer("/v1/messages", _claude_answer(payload)[0])
+    import anthropic
+
     anthropic.Anthropic(base_url=wire_server.url, api_key="test", max_retries=0).messages.create(**payload)
     sent = wire_server.last.json
     assert sent == payload

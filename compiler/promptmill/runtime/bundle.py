@@ -281,42 +281,58 @@ def _plain(obj: Any) -> Any:
 _RECOMPILE = "recompile with this promptmill: promptmill compile"
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
+def _any(value: Any) -> bool:
+    return True
 
 
-def _is(value: Any, hint: Any) -> bool:
-    """Whether `value` has the (outer) type of annotation `hint`; element types are not checked."""
+def _check_of(hint: Any) -> typing.Callable[[Any], bool]:
+    """Whether a value has the (outer) type of annotation `hint` (element types are not checked): the check,
+    worked out once per annotation. `_build` runs it on every field of every bundle a runtime loads, and
+    working it out on each call (typing.get_origin) was most of the time `promptmill render --build` took."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        return any(_is(value, arg) for arg in typing.get_args(hint))
+        checks = tuple(_check_of(arg) for arg in typing.get_args(hint))
+        if _any in checks:
+            return _any
+        return lambda value: any(check(value) for check in checks)
     base = origin or hint
     if base is Any:
-        return True
+        return _any
     if base is type(None):
-        return value is None
+        return lambda value: value is None
     if base is bool:
-        return isinstance(value, bool)
+        return lambda value: isinstance(value, bool)
     if base is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return lambda value: isinstance(value, int) and not isinstance(value, bool)
     if base is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
     if isinstance(base, type):
-        return isinstance(value, base)
-    return True
+        return lambda value: isinstance(value, base)
+    return _any
+
+
+# per dataclass: its field names, and the check of each field's annotation
+_SHAPES: dict[type, tuple[frozenset[str], dict[str, typing.Callable[[Any], bool]]]] = {}
+
+
+def _shape(cls: type) -> tuple[frozenset[str], dict[str, typing.Callable[[Any], bool]]]:
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        hints = typing.get_type_hints(cls)
+        known = frozenset(f.name for f in fields(cls))
+        shape = _SHAPES[cls] = (known, {name: _check_of(hints[name]) for name in known})
+    return shape
 
 
 def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise BuildError(f"{where}: expected an object")
-    known = {f.name for f in fields(cls)}
-    unknown = set(data) - known
+    known, checks = _shape(cls)
+    unknown = data.keys() - known
     if unknown:
         raise BuildError(f"{where}: unknown fields {sorted(unknown)} (written by another promptmill?)", hint=_RECOMPILE)
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = _HINTS[cls] = typing.get_type_hints(cls)
     for name, value in data.items():
-        if not _is(value, hints[name]):
+        if not checks[name](value):
             raise BuildError(f"{where}.{name}: {type(value).__name__} is not a valid value ({value!r:.60})", hint=_RECOMPILE)
     try:
         return cls(**data)
