@@ -45,12 +45,13 @@ test:
 	python -m pytest -n 2 --dist loadfile $(ARGS)
 
 # test-fast, the inner loop, leaves to `make test` the browser (web_*, docs_site), Spark and Ray (batch_engines),
-# the editors (lsp*), and the files that mostly start CLI processes, crash or soak builds, run type
+# the editors (lsp*), the TypeScript runtime (Node: conformance_ts, ts_fixtures, typescript_doc; `make ts` runs its
+# tests), and the files that mostly start CLI processes, crash or soak builds, run type
 # checkers or build wheels (the slowest by --durations); hypothesis runs 25 examples (profile "fast")
 SLOW_TESTS := batch_engines web_page web_server web_hostile web_live web_itemlabels lsp lsp_checker \
 	lsp_completion lsp_hostile lsp_neovim lsp_preview hostile_cases hostile_cases_more hostile models_rules crash closed_output soak \
 	types_checkers types_hostile types counts release tutorial review_snapshot_files review_diff_revisions \
-	batch batch_output no_skips architecture_doc vertex_sdk bedrock docs_site
+	batch batch_output no_skips architecture_doc vertex_sdk bedrock docs_site conformance_ts ts_fixtures typescript_doc
 
 test-fast:
 	HYPOTHESIS_PROFILE=fast python -m pytest -n 2 --dist loadfile $(SLOW_TESTS:%=--ignore=tests/test_%.py) $(ARGS)
