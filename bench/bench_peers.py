@@ -189,7 +189,7 @@ def promptmill_adapters() -> dict[str, Callable[[dict, int], Output]]:
     from promptmill.compiling.api import build_in_memory
 
     rt, _ = build_in_memory(workload.project())
-    # the warm-up is where tokenizers load: a tokenizer counts its first 64 Ki characters of plain ASCII
+    # the warm-up is where tokenizers load: a tokenizer counts its first 16 Ki characters of plain ASCII
     # from the ranks alone and builds tiktoken's tables after (tokenizers.STARTER_CHARS); build them now,
     # or one timed render of the first table pays the ~0.2 s build
     from promptmill.runtime.tokenizers import get_tokenizer
