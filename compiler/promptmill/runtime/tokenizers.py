@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import regex as _regex
 
 from ..core.errors import TokenizerError
-from .asciibpe import PieceTooLong, plain
+from .asciibpe import AsciiBPE, PieceTooLong, plain
 
 if TYPE_CHECKING:
     import tiktoken
@@ -118,9 +118,8 @@ class TiktokenTokenizer:
         self._last: tuple[str, Sequence[int]] | None = None  # the last long text encoded, and its ids (4 bytes each)
         self._later = later if fast is None else None
         self._left = FAST_AFTER_CHARS  # characters to count before `later` is asked
+        self._starter: AsciiBPE | None = None
         if encoding is None:
-            from .asciibpe import AsciiBPE
-
             assert spec is not None
             self._starter = AsciiBPE(spec["mergeable_ranks"], spec["pat_str"])
             self._start_left = STARTER_CHARS
@@ -128,10 +127,7 @@ class TiktokenTokenizer:
             self._encode = self._starter_encode
             self._count = self._starter_count
             return
-        self._use(fast)
-        if self._later is not None:  # count (and encode) through the meters until the fast backend is asked for
-            self._encode = self._metered_encode
-            self._count = self._metered_count
+        self._install(fast)
 
     def _encoding(self) -> tiktoken.Encoding:
         """tiktoken's encoding, built now if it was not (then it counts from here on)."""
@@ -145,18 +141,17 @@ class TiktokenTokenizer:
                     built = tiktoken.Encoding(**self._spec)
                     self._spec = None
                     self._enc = built
-                    self._use(None)
-                    if self._later is not None:
-                        self._encode = self._metered_encode
-                        self._count = self._metered_count
+                    self._install(None)
+                    self._starter = None  # tiktoken counts from here on (the ranks live on in its Encoding)
             enc = self._enc
             assert enc is not None
         return enc
 
     def _starter_count(self, text: str) -> int:
-        if len(text) <= self._start_left and plain(text):
+        starter = self._starter  # None once tiktoken is built (by another thread, maybe)
+        if starter is not None and len(text) <= self._start_left and plain(text):
             try:
-                value = self._starter.count(text)
+                value = starter.count(text)
             except PieceTooLong:  # a long run without a split: tiktoken's Rust merges it far faster
                 pass
             else:
@@ -169,6 +164,13 @@ class TiktokenTokenizer:
         self._encoding()
         return self._encode(text)
 
+    def _install(self, fast: Any) -> None:
+        """Count and encode with `fast` (tiktoken when None); through the meters while `later` waits to be asked."""
+        self._use(fast)
+        if self._later is not None:
+            self._encode = self._metered_encode
+            self._count = self._metered_count
+
     def _use(self, fast: Any) -> None:
         encoding = self._enc
         assert encoding is not None  # built before a backend is chosen
@@ -177,16 +179,17 @@ class TiktokenTokenizer:
         self._count = (lambda text: len(encoding.encode_ordinary(text))) if fast is None else fast.count
 
     def _metered_encode(self, text: str) -> list[int]:
+        """tiktoken's ids (the meters run only once it is built), counting down to the fast backend's load."""
         self._left -= len(text)
         if self._left <= 0:
             self._switch()
-        return self._encoding().encode_ordinary(text)
+        return self._enc.encode_ordinary(text)  # type: ignore[union-attr]
 
     def _metered_count(self, text: str) -> int:
         self._left -= len(text)
         if self._left <= 0:
             self._switch()
-        return len(self._encoding().encode_ordinary(text))
+        return len(self._enc.encode_ordinary(text))  # type: ignore[union-attr]
 
     def _switch(self) -> None:
         """Ask `later` for the fast backend, once (tiktoken stays when it gives None)."""
