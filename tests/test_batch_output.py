@@ -390,3 +390,64 @@ def test_workers_end_when_the_main_process_ends(build, tmp_path, sig):
                 os.kill(p, signal.SIGKILL)
     if sig == signal.SIGTERM:
         assert main.returncode == 143 and list(out.iterdir()) == []
+
+
+# -- how workers start: forked after a warm-up where that is safe, spawned elsewhere
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork only on Linux")
+def test_start_method_forks_only_from_a_single_threaded_process():
+    code = (
+        "import threading\n"
+        "from promptmill.batch.pool import start_method\n"
+        "print(start_method())\n"
+        "stop = threading.Event()\n"
+        "t = threading.Thread(target=stop.wait)\n"
+        "t.start()\n"
+        "print(start_method())\n"
+        "stop.set()\n"
+        "t.join()\n"
+        "print(start_method())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    assert out == ["fork", "spawn", "fork"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+def test_forked_workers_write_the_bytes_of_one_process_and_a_killed_one_fails_the_run(build, tmp_path):
+    """`promptmill batch --workers 2` forks its workers (their command line is the main process's, not
+    multiprocessing's spawn_main), they write what one process writes; a worker sent SIGTERM dies, and
+    the run fails with no request file written, as with spawned workers."""
+    src = write_jsonl(tmp_path / "rows.jsonl", rows(600))
+    one = subprocess.run(_cli(build, src, tmp_path / "one", "--max-requests", "100"), capture_output=True, text=True, timeout=120)
+    assert one.returncode == 0, one.stderr
+    big = write_jsonl(tmp_path / "big.jsonl", rows(4000))
+    runs = []
+    for name in ("two", "killed"):
+        out = tmp_path / name
+        main = subprocess.Popen(
+            _cli(build, src if name == "two" else big, out, "--workers", "2", "--max-requests", "100"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            _wait_for(lambda out=out, main=main: list(out.glob(".promptmill-tmp-*/requests-00002.jsonl")) or main.poll() is not None)
+            family = _descendants(main.pid)
+            cmdlines = {p: Path(f"/proc/{p}/cmdline").read_bytes() for p in family if _stat(p) is not None}
+            if name == "killed":
+                assert len(cmdlines) == 2, cmdlines  # two forked workers, and no resource tracker
+                assert all(b"spawn_main" not in c for c in cmdlines.values()), cmdlines
+                assert set(cmdlines.values()) == {Path(f"/proc/{main.pid}/cmdline").read_bytes()}
+                os.kill(max(cmdlines), signal.SIGTERM)
+            _, err = main.communicate(timeout=120)
+        finally:
+            main.kill()
+            main.wait()
+        runs.append((main.returncode, err))
+    assert runs[0][0] == 0, runs[0][1]
+    files = sorted(p.name for p in (tmp_path / "one").glob("requests-*"))
+    assert len(files) == 6 and files == sorted(p.name for p in (tmp_path / "two").glob("requests-*"))
+    assert all((tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes() for f in files)
+    code, err = runs[1]
+    assert code == 1 and "error[PM000]" in err and "stopped unexpectedly" in err and "Traceback" not in err, err
+    assert "standard input" not in err  # that aside is for spawned workers only
+    assert list((tmp_path / "killed").iterdir()) == []

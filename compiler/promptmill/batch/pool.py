@@ -3,12 +3,21 @@
 Rows go to the workers in chunks; at most `workers * AHEAD` chunks are in
 flight and results are taken back in submission order, so the output is the
 same whatever the number of workers, and memory does not grow with the input
-(`Pool.imap` would read the whole input ahead of the workers). Workers are
-started with `spawn` (no inherited threads or locks) and unpickle the
-`BatchRenderer` once, so each loads the build once. A worker that dies (killed,
-out of memory) fails the run with PM000 instead of hanging it, which is why
-this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`. `workers=1`
-renders in this process, with no pool.
+(`Pool.imap` would read the whole input ahead of the workers). A worker that
+dies (killed, out of memory) fails the run with PM000 instead of hanging it,
+which is why this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`.
+`workers=1` renders in this process, with no pool.
+
+How workers start (`start_method`): on Linux, from a process that runs a
+single thread (counted by the kernel, so threads of native libraries count
+too), they are *forked* after the renderer has warmed up here (`warm()`: the
+build loaded, the role prepared, the tokenizer's tables built), so every worker
+starts with them. A spawned worker instead imports promptmill, unpickles the
+`BatchRenderer`, loads the build and builds the tables itself: about half a
+second before its first row, on this project's 2-core machine, which a batch of
+a few thousand rows notices (bench/bench_batch.py). With a second thread
+running, one of them could hold a lock the child would inherit held, so such a
+process, and every other platform, uses `spawn`.
 
 Workers end when the process that started them ends, however it ends (even
 SIGKILL): on Linux each asks the kernel for SIGKILL when its parent dies
@@ -44,8 +53,21 @@ _RENDERER: Any = None  # the worker's BatchRenderer
 def _init(renderer: Any, parent: int | None = None, deathsig: bool = False) -> None:
     global _RENDERER
     _RENDERER = renderer
+    # a forked worker inherits the run's SIGTERM handler (run._sigterm_exits): a worker sent SIGTERM dies, as a spawned one does
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if parent is not None:
         die_with_parent(parent, deathsig=deathsig)
+
+
+def start_method() -> str:
+    """`fork` on Linux from a process that runs one thread, else `spawn` (see the module's docstring)."""
+    if not sys.platform.startswith("linux") or "fork" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    try:
+        threads = len(os.listdir("/proc/self/task"))  # every thread, the interpreter's and native libraries' alike
+    except OSError:
+        return "spawn"
+    return "fork" if threads == 1 else "spawn"
 
 
 def die_with_parent(parent: int, *, deathsig: bool = True) -> None:
@@ -82,15 +104,19 @@ def _chunks(items: Iterable[Any], size: int) -> Iterator[list]:
         yield chunk
 
 
-def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, chunk: int = 64) -> Iterator[Any]:
-    """`renderer.render_chunk` over `items`, results in input order."""
+def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, chunk: int = 64, method: str | None = None) -> Iterator[Any]:
+    """`renderer.render_chunk` over `items`, results in input order; `method` is how workers start
+    (`fork` or `spawn`; by default `start_method()`)."""
     if workers <= 1:
         for part in _chunks(items, chunk):
             yield from renderer.render_chunk(part)
         return
+    method = method or start_method()
+    if method == "fork" and hasattr(renderer, "warm"):
+        renderer.warm()  # once here, so no worker does it
     deathsig = threading.current_thread() is threading.main_thread()
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init, initargs=(renderer, os.getpid(), deathsig)
+        workers, mp_context=multiprocessing.get_context(method), initializer=_init, initargs=(renderer, os.getpid(), deathsig)
     )
     try:
         window: deque = deque()
@@ -104,7 +130,8 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         raise PromptmillError(
             f"a worker process stopped unexpectedly ({exc}); no files were written",
             code="PM000",
-            hint="run with --workers 1 to render in one process (a script read from standard input cannot start workers)",
+            hint="run with --workers 1 to render in one process"
+            + (" (a script read from standard input cannot start spawned workers)" if method == "spawn" else ""),
         ) from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

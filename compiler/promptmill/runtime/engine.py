@@ -48,7 +48,7 @@ from .itemmemo import ItemMemo
 from .request import PromptRequest
 from .schema.validate import Validator
 from .statelimits import MAX_STATE_CHARS, MAX_STATE_DEPTH, MAX_STATE_NODES, check_state_data  # noqa: F401 (re-exported)
-from .tokenizers import get_tokenizer
+from .tokenizers import counts_exactly, get_tokenizer
 from .wire import get_wire
 
 if TYPE_CHECKING:
@@ -253,8 +253,8 @@ class Runtime:
         counted = self._ratio(bundle, wire, info)
         if counted.ratio != 1:
             return f"estimated, ratio {counted.ratio:g} for {counted.ratio_for}"
-        tokenizer = get_tokenizer(bundle.tokenizer if info is None else info.tokenizer, base_dir=self.base_dir)
-        return "exact" if tokenizer.exact and not wire.estimate else "estimate"
+        exact = counts_exactly(bundle.tokenizer if info is None else info.tokenizer, base_dir=self.base_dir)
+        return "exact" if exact and not wire.estimate else "estimate"
 
     def check_wire(self, role: str, *, provider: str | None = None, model: str | None = None) -> None:
         """PM010 when the wire a render of `role` for `provider` and `model` (defaults as in `render`)
