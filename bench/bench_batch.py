@@ -9,8 +9,8 @@ Rows are the shipped `directive-triage` role's example state, varied per row
 (tests/batch_support.py), rendered for OpenAI. Prints:
 
 1. rows/s of a plain loop over `rt.render(...).to_openai()` and of `run_batch`
-   (`promptmill batch`) at 1 worker, alternating for `--repeat` rounds in the
-   same process, with each round's ratio and their median; then 2 workers; then
+   (`promptmill batch`) at 1 and at 2 workers, alternating for `--repeat` rounds
+   in the same process, with each round's ratios and their medians; then
    the CPU the batch machinery alone costs per row (renders answered from a table);
 2. peak RSS of `promptmill batch` (a child process) over a small and a large
    streamed input: flat means the large run peaks where the small one does;
@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import promptmill  # noqa: E402
 from batch_support import ROLE, compile_build, state  # noqa: E402
-from promptmill.batch import run_batch  # noqa: E402
+from promptmill.batch import pool, run_batch  # noqa: E402
 
 
 def write_rows(path: Path, n: int, *, state_column: bool = False) -> Path:
@@ -76,19 +76,21 @@ def throughput(build: Path, folder: Path, n: int, repeat: int) -> None:
     src = write_rows(folder / "rows.jsonl", n)
     states = [state(i) for i in range(n)]
     print(f"throughput over {n:,} rows ({ROLE}, openai), {repeat} alternating rounds, rows/s by wall clock [by CPU time]")
-    wall, cpu = [], []
+    wall, cpu, pair = [], [], []
     for i in range(repeat):
         loop, loop_cpu = loop_rate(build, states)
         one, one_cpu = batch_rate(build, src, folder / "out1", n, 1)
+        two, _ = batch_rate(build, src, folder / "out2", n, 2)
         wall.append(one / loop)
         cpu.append(one_cpu / loop_cpu)
+        pair.append(two / loop)
         print(f"  round {i + 1}, load average {os.getloadavg()[0]:.1f}")
         print(f"    plain loop over rt.render(...).to_openai()  {loop:7,.0f} [{loop_cpu:7,.0f}] rows/s")
         ratio = f"({wall[-1]:.2f}x [{cpu[-1]:.2f}x] the loop)"
         print(f"    promptmill batch --workers 1                {one:7,.0f} [{one_cpu:7,.0f}] rows/s  {ratio}")
+        print(f"    promptmill batch --workers 2                {two:7,.0f} rows/s            ({pair[-1]:.2f}x the loop, wall clock)")
     print(f"  median ratio of --workers 1 to the loop: {statistics.median(wall):.2f}x [{statistics.median(cpu):.2f}x]")
-    two, _ = batch_rate(build, src, folder / "out2", n, 2)
-    print(f"  promptmill batch --workers 2                {two:7,.0f} rows/s  ({two / loop:.2f}x the last loop, wall clock)")
+    print(f"  median ratio of --workers 2 to the loop: {statistics.median(pair):.2f}x (workers {pool.start_method()}ed)")
     same = all((folder / "out1" / p.name).read_bytes() == p.read_bytes() for p in (folder / "out2").glob("requests-*"))
     print(f"  request files identical at 1 and 2 workers: {same}")
     machinery(build, folder, n)
