@@ -82,12 +82,22 @@ def rendered(page) -> int:
     return int(value) if value and value.isdigit() else 0
 
 
+@pytest.fixture(scope="module")
+def repo_server():
+    """One preview server over this repository's own prompts for the module's read-only tests: starting
+    one compiles the project (about half a second), and nothing these tests do changes what it serves."""
+    from promptmill.web import make_server
+
+    server = make_server(REPO, port=0, watch=False).start()
+    yield server
+    server.close()
+
+
 @pytest.fixture
-def repo_page(preview_server, open_page, monkeypatch):
-    """The page over this repository's own prompts (read only), and the CLI run from its root."""
+def repo_page(repo_server, open_page, monkeypatch):
+    """A new page over this repository's own prompts (read only), and the CLI run from its root."""
     monkeypatch.chdir(REPO)
-    server = preview_server(REPO, watch=False)
-    return open_page(server.url)
+    return open_page(repo_server.url)
 
 
 def choose_executor(page):
