@@ -5,12 +5,9 @@ Real builds of the shipped prompts, real files, real worker processes.
 
 from __future__ import annotations
 
-import importlib
 import json
 import pickle
 import re
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -417,18 +414,3 @@ def test_a_role_written_for_a_wire_without_batch_files_is_refused_not_batched_as
     assert err.value.code == "PM840" and wire in err.value.message and "--provider" in (err.value.hint or "")
     chosen = "gemini" if wire.startswith("gemini") else "anthropic"
     assert BatchRenderer(build, "r", provider=chosen).provider == chosen  # chosen, it is used
-
-
-def test_the_package_names_load_on_first_use():
-    """`promptmill.batch` imports each public name on first use (a worker unpickling a BatchRenderer
-    does not import `collect`); every name in `__all__` is there, and a wrong one is an AttributeError."""
-    import promptmill.batch as batch
-
-    assert set(batch.__all__) == set(batch._HOMES)
-    for name in batch.__all__:
-        assert getattr(batch, name) is getattr(importlib.import_module(f"promptmill.batch.{batch._HOMES[name]}"), name)
-        assert name in dir(batch)
-    with pytest.raises(AttributeError):
-        batch.no_such_name  # noqa: B018
-    code = "import sys, pickle, promptmill.batch.renderer; print('promptmill.batch.collect' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
