@@ -356,13 +356,13 @@ def test_progress_shows_only_on_a_terminal():
     assert re.match(r"\r  1,000 rows  [\d,]+ rows/s \r\x1b\[K$", tty.getvalue())
 
 
-def test_a_worker_that_dies_fails_the_run_with_pm000_instead_of_hanging():
+def test_a_worker_that_dies_fails_the_run_with_pm024_instead_of_hanging():
     from batch_support import DyingRenderer
     from promptmill.batch.pool import ordered_results
 
     with pytest.raises(promptmill.PromptmillError) as err:
         list(ordered_results(DyingRenderer(), range(10), workers=2, chunk=2))
-    assert err.value.code == "PM000" and "stopped unexpectedly" in str(err.value)
+    assert err.value.code == "PM024" and "stopped before it finished" in str(err.value)
 
 
 def test_batch_model_fits_each_row_for_that_model(build, rt, tmp_path):

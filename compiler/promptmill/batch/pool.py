@@ -4,7 +4,7 @@ Rows go to the workers in chunks; at most `workers * AHEAD` chunks are in
 flight and results are taken back in submission order, so the output is the
 same whatever the number of workers, and memory does not grow with the input
 (`Pool.imap` would read the whole input ahead of the workers). A worker that
-dies (killed, out of memory) fails the run with PM000 instead of hanging it,
+dies (killed, out of memory) fails the run with PM024 instead of hanging it,
 which is why this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`.
 `workers=1` renders in this process, with no pool.
 
@@ -42,6 +42,7 @@ from itertools import islice
 from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
+from ..core.boundary import environment_error
 from ..core.errors import PromptmillError
 
 AHEAD = 4  # chunks in flight per worker
@@ -127,11 +128,11 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         while window:
             yield from window.popleft().result()
     except BrokenProcessPool as exc:
-        raise PromptmillError(
-            f"a worker process stopped unexpectedly ({exc}); no files were written",
-            code="PM000",
-            hint="run with --workers 1 to render in one process"
-            + (" (a script read from standard input cannot start spawned workers)" if method == "spawn" else ""),
-        ) from None
+        stopped = environment_error(exc, "no files were written")
+        assert stopped is not None  # the boundary names a stopped worker (PM024)
+        hint = stopped.hint or ""
+        if method == "spawn":
+            hint += "; a script read from standard input cannot start spawned workers: use --workers 1"
+        raise PromptmillError(stopped.message, code=stopped.code, hint=hint) from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -11,6 +11,8 @@ environment is never a bug:
   (permissions, an I/O error, too many open files);
 - PM022 name-too-long: a file name longer than the file system allows;
 - PM023 out-of-memory: the machine ran out of memory;
+- PM024 worker-stopped: a worker process of a batch run stopped before it
+  finished (killed by a signal, or by the kernel when memory ran out);
 - PM843 provider-refused: a provider answered with an error (no or a wrong API
   key, no permission, a rate limit, a bad request);
 - PM844 provider-unreachable: the provider could not be reached, or did not
@@ -136,6 +138,13 @@ def environment_error(exc: BaseException, doing: str = "") -> PromptmillError | 
             f"out of memory{f' ({doing})' if doing else ''}",
             code="PM023",
             hint="the input is larger than this machine can hold; split it, or raise the memory limit",
+        )
+    if type(exc).__name__ == "BrokenProcessPool" and type(exc).__module__ == "concurrent.futures.process":
+        return PromptmillError(
+            "a worker process stopped before it finished: killed by a signal, or by the system when memory ran out"
+            + (f" ({doing})" if doing else ""),
+            code="PM024",
+            hint="run with fewer workers (--workers) or on a machine with more memory; the kernel log (dmesg) names an out-of-memory kill",
         )
     if isinstance(exc, UnicodeEncodeError) and exc.reason == "surrogates not allowed":
         return None

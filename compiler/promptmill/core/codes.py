@@ -62,6 +62,7 @@ CODES: dict[str, Code] = {
     "PM021": Code("disk-refused", "error", "the disk refused a read or write: full, read-only, over quota, no permission, an I/O error"),
     "PM022": Code("name-too-long", "error", "a file name is longer than the file system allows"),
     "PM023": Code("out-of-memory", "error", "the machine ran out of memory"),
+    "PM024": Code("worker-stopped", "error", "a worker process of a batch run stopped before it finished (killed, or out of memory)"),
     # files and YAML
     "PM100": Code("file-unreadable", "error", "a file could not be read (permissions, vanished, not a regular file)"),
     "PM101": Code("yaml-syntax", "error", "the file is not valid YAML"),
