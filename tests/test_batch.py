@@ -186,6 +186,18 @@ def test_every_kind_of_bad_row_is_a_report_line_with_its_code(build, tmp_path):
     assert summary["status"] == "ok" and summary["files"][0]["requests"] == 2
 
 
+def test_a_cut_row_is_reported_at_its_column_in_its_own_line(build, tmp_path):
+    """The newline that ends a JSONL line is not part of the row: a row cut short is 'line 1, column N'
+    of that row, not 'line 2 column 1' (the column after the newline)."""
+    cut = '{"id": "case-9", "test_id": "t-9"'  # cut after a whole value: the next token is missing
+    src = tmp_path / "rows.jsonl"
+    src.write_bytes(f"{json.dumps({'id': 'case-0'} | state(0))}\n{cut}\r\n{cut}\n{cut}".encode())
+    report = [r for r in render_rows(src.open("rb"), ROLE, build=build, provider="openai", id_column="id") if not r.ok]
+    assert [r.code for r in report] == ["PM870"] * 3
+    expected = f"line 1 column {len(cut) + 1} (char {len(cut)})"
+    assert [r.message.endswith(expected) for r in report] == [True] * 3, [r.message for r in report]
+
+
 def test_budget_trims_and_the_report_names_what_was_dropped(build, tmp_path):
     src = write_jsonl(tmp_path / "rows.jsonl", rows(3))
     summary = run_batch(ROLE, src, tmp_path / "out", build=build, provider="openai", id_column="id", budget=650)

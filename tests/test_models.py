@@ -168,6 +168,24 @@ def test_a_role_renders_for_its_model_and_for_another(make_project, tmp_path):
     assert loaded.render("c").budget == own.budget
 
 
+def test_the_budget_origins_name_what_a_render_counted_and_sent_for(make_project):
+    """`render --model` counts with the model's tokenizer and, unless `--provider` is given, sends to
+    its provider; the account must say so, not name the role's model (a newcomer was shown 'tokenizer
+    from model gpt-4o' and 'provider from model gpt-4o' on a render for Claude)."""
+    root = make_project({"prompts/r.yaml": "kind: role\nid: r\nmodel: gpt-4o\nsections:\n  - {id: a, text: hello}\n"})
+    rt, _ = build_in_memory(root)
+    own = rt.render("r").budget_origins
+    assert (own["tokenizer"], own["provider"]) == ("model gpt-4o", "model gpt-4o (row gpt-4o*)")
+    claude = rt.render("r", model="claude-sonnet-4-5").budget_origins
+    assert claude["tokenizer"] == "model claude-sonnet-4-5 (row claude-sonnet-4*)"
+    assert claude["provider"] == "render-time model claude-sonnet-4-5 (row claude-sonnet-4*)"
+    assert rt.render("r", provider="text").budget_origins["provider"] == "render-time provider text"
+    gpt4 = rt.render("r", model="gpt-4", provider="openai-responses").budget_origins
+    assert (gpt4["tokenizer"], gpt4["provider"]) == ("model gpt-4 (row gpt-4*)", "render-time provider openai-responses")
+    assert rt.render("r", model="gpt-4").budget_origins["provider"] == "render-time model gpt-4 (row gpt-4*)"
+    assert rt.render("r", provider="openai").budget_origins["provider"] == "model gpt-4o (row gpt-4o*)"
+
+
 MODEL_CONDITIONS = {
     "prompts/rules.yaml": """\
 kind: constraints

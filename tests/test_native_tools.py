@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptmill import build_in_memory
 from promptmill.core.errors import BudgetError, StateError
 from promptmill.runtime.counting import Counter
 from promptmill.wires import _tools, get_wire
@@ -117,6 +118,30 @@ def test_app_tools_go_before_history_and_stable_tools_stay():
     assert req.section("app_tools").status == "dropped"
     assert req.section("history").status in ("kept", "trimmed")
     assert [t["name"] for t in req.tools] == ["message_send", "message_react"]
+
+
+LOOSE_TOOLS = """\
+kind: role
+id: r
+inputs: {type: object, properties: {tools: {type: array, items: {type: object}}}}
+sections:
+  - {id: tools, tools: tools}
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "said"),
+    [
+        ({"description": "d"}, "is required"),  # was "must be 1-64 letters, ...": the name is missing, not misspelt
+        ({"name": "bad name!"}, "must be 1-64 letters, digits, '_' or '-'"),
+        ({"name": 7}, "must be 1-64 letters, digits, '_' or '-'"),
+    ],
+)
+def test_a_state_tool_without_a_name_is_told_the_name_is_required(tool, said, make_project):
+    rt, _ = build_in_memory(make_project({"prompts/r.yaml": LOOSE_TOOLS}))
+    with pytest.raises(StateError) as err:
+        rt.render("r", {"tools": [tool]}, provider="openai")
+    assert err.value.errors == (("state.tools[0].name", said),)
 
 
 @pytest.mark.parametrize(

@@ -409,6 +409,8 @@ TOOLS: list[Any] = [
     7,
     None,
     ["name"],
+    {"description": "no name"},
+    {"name": 7},
 ]
 
 

@@ -10,11 +10,13 @@ can point at `file:line:col`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from ..core.diagnostics import Diagnostic, Position
+from ..core.suggest import did_you_mean, nearest
 from ..runtime import conditions
 from ..source.loader import Document
 from ..source.project import Layer
@@ -166,8 +168,45 @@ def _schema_diagnostics(doc: Document, path: tuple, schema: Any, what: str) -> l
         return [Diagnostic.at(doc.pos(path), "PM701", f"{what} holds a value that is not JSON")]
     out = []
     for where, message in _schema_problems(canonical):
-        out.append(Diagnostic.at(doc.pos(path), "PM701", f"{what} is not a valid JSON Schema: {where}: {message}"))
+        out.append(
+            Diagnostic.at(
+                doc.pos(path + _pointer_path(schema, where)),
+                "PM701",
+                f"{what} is not a valid JSON Schema: {where}: {message}",
+                hint=_choice_hint(message),
+            )
+        )
     return out
+
+
+def _pointer_path(schema: Any, pointer: str) -> tuple:
+    """The document path, below the schema, of a JSON pointer into it (`/properties/a/type`), as far
+    as it leads: the diagnostic points at the value that is wrong, not at the schema's first line."""
+    out: list[str | int] = []
+    node = schema
+    for raw in pointer.split("/")[1:] if pointer.startswith("/") else ():
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            out.append(int(part))
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            out.append(part)
+            node = node[part]
+        else:
+            break
+    return tuple(out)
+
+
+_NOT_ONE_OF = re.compile(r"'([^']*)' is not one of \[(.*)\]")
+
+
+def _choice_hint(message: str) -> str | None:
+    """'did you mean 'string'?' for jsonschema's "'strng' is not one of ['array', ...]"."""
+    found = _NOT_ONE_OF.fullmatch(message)
+    if found is None:
+        return None
+    close = nearest(found[1], re.findall(r"'([^']*)'", found[2]))
+    return did_you_mean(close) if close else None
 
 
 def _section(doc: Document, path: tuple, data: dict, in_child: bool) -> tuple[SectionDef, list[Diagnostic]]:

@@ -424,6 +424,7 @@ class Runtime:
         if info is not None:
             origins["model"] = f"render-time model {info.model} (row {info.pattern})"
             origins["context_window"] = f"model {info.model} ({info.context_window})"
+            origins["tokenizer"] = f"model {info.model} (row {info.pattern})"  # the fit counts with the model's
             if info.context_window < max_tokens:
                 max_tokens = info.context_window
                 origins["max_tokens"] = f"context window of {info.model} ({info.pattern})"
@@ -435,6 +436,11 @@ class Runtime:
                     f"role '{bundle.id}': reserve {reserve} leaves no room in the context window of {info.model} ({max_tokens})",
                     code="PM831",
                 )
+        if "provider" in origins:  # the role's model chose its provider: say when this render's did
+            if info is not None and wire.name == info.default_wire:
+                origins["provider"] = f"render-time model {info.model} (row {info.pattern})"
+            elif wire.name != bundle.provider:
+                origins["provider"] = f"render-time provider {wire.name}"
         counted = self._ratio(bundle, wire, info)
         if counted.ratio != 1:
             origins["ratio"] = counted.origin

@@ -28,7 +28,9 @@ def problems(tool: Any) -> list[tuple[str, str]]:
         return [("", f"a tool declaration must be a mapping, got {type(tool).__name__}")]
     out = []
     name = tool.get("name")
-    if not isinstance(name, str) or not NAME.match(name):
+    if "name" not in tool:
+        out.append((".name", "is required"))
+    elif not isinstance(name, str) or not NAME.match(name):
         out.append((".name", "must be 1-64 letters, digits, '_' or '-'"))
     if "description" in tool and not isinstance(tool["description"], str):
         out.append((".description", "must be a string"))

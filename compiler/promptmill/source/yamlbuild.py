@@ -394,13 +394,72 @@ def syntax_problem(err: MarkedYAMLError, text: str) -> tuple[Pos, str, str | Non
             hint,
         )
     if problem.startswith("mapping values are not allowed"):
+        prefix = lines[err.problem_mark.line][: err.problem_mark.column] if err.problem_mark and pos[0] <= len(lines) else ""
+        key = prefix.strip()
+        if prefix[:1] == " " and key and ": " not in key and not key.startswith(("-", "#", "?")):
+            # the first key on an indented line: YAML read the line as more of the value above
+            col = len(prefix) - len(prefix.lstrip(" "))
+            columns = ", ".join(f"column {c + 1} (like line {no + 1})" for c, no in _enclosing_columns(lines, pos[0] - 1))
+            return (
+                (pos[0], col + 1),
+                f"bad indentation: this line starts at column {col + 1}, deeper than the key of the value above it, "
+                f"so YAML reads '{key}' as more of that value",
+                "YAML nests by indentation: start the line at the column of the keys it belongs with" + (f": {columns}" if columns else ""),
+            )
         return (
             pos,
             "a ': ' is not allowed inside this plain value",
             "quote the value, or put a nested mapping on its own indented lines",
         )
+    if problem.startswith("expected <block end>") and err.problem_mark is not None and err.context_mark is not None:
+        return (pos, *_block_end_problem(err.problem_mark, err.context_mark, problem, context, lines))
     message = problem or context or "invalid YAML"
     if context and problem and err.context_mark is not None:
         cm = err.context_mark
         message += f" ({context} at line {cm.line + 1}, column {cm.column + 1})"
     return pos, message, None
+
+
+def _block_end_problem(pm: Mark, cm: Mark, problem: str, context: str, lines: list[str]) -> tuple[str, str]:
+    """Plain words for PyYAML's "expected <block end>, but found ...": a line that does not
+    fit the block mapping or list around it (its indentation), or text after a finished value."""
+    what = "list" if "collection" in context or "sequence" in context else "mapping"
+    opened = f"the {what} that starts at line {cm.line + 1}, column {cm.column + 1}"
+    line = lines[pm.line] if pm.line < len(lines) else ""
+    if line[: pm.column].strip():  # something finished before it on the same line
+        return (
+            f"unexpected text at column {pm.column + 1}: the value before it is already complete "
+            f"(a quoted string or a [...] or {{...}} ends it), inside {opened}",
+            "quote the whole value, or put the rest on a line of its own",
+        )
+    if pm.column == cm.column and what == "mapping" and problem.endswith("'-'"):
+        return (
+            f"a list item at the column of the keys of {opened}",
+            "a list goes under a key, on lines indented deeper than the key; else remove the '- '",
+        )
+    if pm.column == cm.column and what == "list":
+        return (
+            f"this line is not a list item ('- ...') but stands at the column of the items of {opened}",
+            "start the line with '- ' to make it an item, or indent it under the item it belongs to",
+        )
+    columns = ", ".join(f"column {col + 1} (like line {no + 1})" for col, no in _enclosing_columns(lines, pm.line))
+    return (
+        f"bad indentation: this line starts at column {pm.column + 1}, which does not line up with the lines above it (inside {opened})",
+        "YAML nests by indentation: start the line at the column of the lines it belongs with" + (f": {columns}" if columns else ""),
+    )
+
+
+def _enclosing_columns(lines: list[str], before: int, most: int = 4) -> list[tuple[int, int]]:
+    """(column, line) of the lines above line `before` that a line there could line up with:
+    the line just above, then each line further up that starts further left (0-based)."""
+    out: list[tuple[int, int]] = []
+    for no in range(min(before, len(lines)) - 1, -1, -1):
+        stripped = lines[no].lstrip(" ")
+        if not stripped.strip() or stripped.startswith("#"):
+            continue
+        col = len(lines[no]) - len(stripped)
+        if not out or col < out[-1][0]:
+            out.append((col, no))
+            if col == 0 or len(out) == most:
+                break
+    return out

@@ -222,6 +222,7 @@ export class Runtime {
     if (info !== null) {
       origins.set("model", `render-time model ${info.model} (row ${info.pattern})`);
       origins.set("context_window", `model ${info.model} (${info.contextWindow})`);
+      origins.set("tokenizer", `model ${info.model} (row ${info.pattern})`); // the fit counts with the model's
       if (info.contextWindow < maxTokens) {
         maxTokens = info.contextWindow;
         origins.set("max_tokens", `context window of ${info.model} (${info.pattern})`);
@@ -233,6 +234,11 @@ export class Runtime {
       if (reserve >= maxTokens) {
         throw budgetError(`role '${bundle.id}': reserve ${reserve} leaves no room in the context window of ${info.model} (${maxTokens})`, null, "PM831");
       }
+    }
+    if (origins.has("provider")) {
+      // the role's model chose its provider: say when this render's did
+      if (info !== null && wire.name === info.defaultWire) origins.set("provider", `render-time model ${info.model} (row ${info.pattern})`);
+      else if (wire.name !== bundle.provider) origins.set("provider", `render-time provider ${wire.name}`);
     }
     const counted = this.ratio(bundle, wire, info);
     if (Number(counted.ratio) !== 1) origins.set("ratio", counted.origin);

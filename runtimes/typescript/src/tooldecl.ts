@@ -23,7 +23,8 @@ export function problems(tool: Json): [string, string][] {
   if (!isObject(tool)) return [["", `a tool declaration must be a mapping, got ${typeName(tool)}`]];
   const out: [string, string][] = [];
   const name = tool.get("name");
-  if (typeof name !== "string" || !NAME.test(name)) out.push([".name", "must be 1-64 letters, digits, '_' or '-'"]);
+  if (!tool.has("name")) out.push([".name", "is required"]);
+  else if (typeof name !== "string" || !NAME.test(name)) out.push([".name", "must be 1-64 letters, digits, '_' or '-'"]);
   if (tool.has("description") && typeof tool.get("description") !== "string") out.push([".description", "must be a string"]);
   const params = tool.has("parameters") ? (tool.get("parameters") as Json) : noParameters();
   if (!isObject(params)) {
