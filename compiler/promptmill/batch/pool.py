@@ -6,6 +6,9 @@ same whatever the number of workers, and memory does not grow with the input
 (`Pool.imap` would read the whole input ahead of the workers). A worker that
 dies (killed, out of memory) fails the run with PM024 instead of hanging it,
 which is why this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`.
+A run that ends early (Ctrl-C, SIGTERM, an error, a caller that stops reading)
+kills its workers instead of waiting for their chunks: a stopped worker
+(SIGSTOP, a frozen container) would otherwise hold it forever.
 `workers=1` renders in this process, with no pool.
 
 How workers start (`start_method`): on Linux, from a process that runs a
@@ -116,9 +119,10 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     if method == "fork" and hasattr(renderer, "warm"):
         renderer.warm()  # once here, so no worker does it
     deathsig = threading.current_thread() is threading.main_thread()
-    pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context(method), initializer=_init, initargs=(renderer, os.getpid(), deathsig)
-    )
+    context = _Tracked(method)
+    started: Any = context  # a context by duck typing: ProcessPoolExecutor takes only what a context has
+    pool = ProcessPoolExecutor(workers, mp_context=started, initializer=_init, initargs=(renderer, os.getpid(), deathsig))
+    finished = False
     try:
         window: deque = deque()
         for part in _chunks(items, chunk):
@@ -127,6 +131,7 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
                 yield from window.popleft().result()
         while window:
             yield from window.popleft().result()
+        finished = True
     except BrokenProcessPool as exc:
         stopped = environment_error(exc, "no files were written")
         assert stopped is not None  # the boundary names a stopped worker (PM024)
@@ -135,4 +140,28 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
             hint += "; a script read from standard input cannot start spawned workers: use --workers 1"
         raise PromptmillError(stopped.message, code=stopped.code, hint=hint) from None
     finally:
+        if not finished:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading: a worker's chunk is not awaited
+            context.kill()  # (a stopped or stuck worker would hold the shutdown forever)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Tracked:
+    """A multiprocessing context that keeps the processes it starts, so a run that ends early can end them."""
+
+    def __init__(self, method: str):
+        self._context: Any = multiprocessing.get_context(method)
+        self.processes: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+    def Process(self, *args: Any, **kwargs: Any) -> Any:  # the name multiprocessing's contexts use
+        process = self._context.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def kill(self) -> None:
+        """SIGKILL every worker started (a stopped one too); the workers hold nothing the run writes."""
+        for process in self.processes:
+            if process.pid is not None:
+                process.kill()
