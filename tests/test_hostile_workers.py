@@ -74,3 +74,44 @@ def test_a_stopped_worker_does_not_hold_the_run_when_it_is_ended(build, tmp_path
     assert "Traceback" not in err, err
     assert list(out.iterdir()) == []
     _wait_for(lambda: not any(_alive(p) for p in workers), 10)
+
+
+# A program that runs a second thread spawns its workers, and multiprocessing's spawned workers run the program's
+# main module again: from standard input there is none to run, and an unguarded script runs its batch again.
+PROGRAM = """\
+import json, sys, threading
+from promptmill.batch import render_rows
+stop = threading.Event()
+threading.Thread(target=stop.wait, daemon=True).start()  # a second thread: workers are spawned, not forked
+rows = [json.loads(line) for line in open(sys.argv[1] if len(sys.argv) > 1 else {rows!r})]
+print(sum(r.ok for r in render_rows(rows, {role!r}, build={build!r}, workers=2, id_column="id")))
+"""
+
+
+def _program(build: Path, tmp_path: Path) -> str:
+    src = write_jsonl(tmp_path / "rows.jsonl", rows(20))
+    return PROGRAM.format(rows=str(src), role=ROLE, build=str(build))
+
+
+def test_a_program_read_from_standard_input_that_must_spawn_workers_is_refused_before_any_starts(build, tmp_path):
+    run = subprocess.run([sys.executable, "-"], input=_program(build, tmp_path), capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 1
+    assert run.stderr.count("Traceback") == 1, run.stderr  # the program's own, for the PromptmillError; no worker's
+    assert "[PM010]" in run.stderr and "<stdin>" in run.stderr and "workers=1" in run.stderr, run.stderr
+    assert "spawn_main" not in run.stderr and "FileNotFoundError" not in run.stderr, run.stderr
+
+
+def test_an_unguarded_script_that_spawns_workers_is_told_why_they_did_not_start(build, tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(_program(build, tmp_path), encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-2:]
+    assert "[PM024] a worker process could not start (exit status 1)" in last[0] and str(script) in last[0], run.stderr
+    assert "killed by a signal" not in last[0], run.stderr  # no signal and no memory shortage stopped it
+    assert 'if __name__ == "__main__":' in last[1], run.stderr
+    guarded = tmp_path / "guarded.py"
+    body = "".join("    " + line + "\n" for line in _program(build, tmp_path).splitlines())
+    guarded.write_text('if __name__ == "__main__":\n' + body, encoding="utf-8")
+    ok = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert (ok.returncode, ok.stdout) == (0, "20\n"), ok.stderr

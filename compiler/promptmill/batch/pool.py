@@ -116,6 +116,8 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
             yield from renderer.render_chunk(part)
         return
     method = method or start_method()
+    if method == "spawn":
+        _check_spawnable()
     if method == "fork" and hasattr(renderer, "warm"):
         renderer.warm()  # once here, so no worker does it
     deathsig = threading.current_thread() is threading.main_thread()
@@ -135,10 +137,10 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     except BrokenProcessPool as exc:
         stopped = environment_error(exc, "no files were written")
         assert stopped is not None  # the boundary names a stopped worker (PM024)
-        hint = stopped.hint or ""
-        if method == "spawn":
-            hint += "; a script read from standard input cannot start spawned workers: use --workers 1"
-        raise PromptmillError(stopped.message, code=stopped.code, hint=hint) from None
+        failed = _start_failure(context) if method == "spawn" else None
+        if failed is not None:
+            raise failed from None
+        raise stopped from None
     finally:
         if not finished:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading: a worker's chunk is not awaited
             context.kill()  # (a stopped or stuck worker would hold the shutdown forever)
@@ -165,3 +167,44 @@ class _Tracked:
         for process in self.processes:
             if process.pid is not None:
                 process.kill()
+
+
+def _main_file() -> str | None:
+    """The file a spawned worker runs again as its main module (multiprocessing's rule), None when none."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None  # `python -m module`: imported again by its name
+    path = getattr(main, "__file__", None)
+    return path if isinstance(path, str) else None
+
+
+def _check_spawnable() -> None:
+    """PM010 before any worker starts when spawned workers cannot run the main module again (a program read from standard input)."""
+    path = _main_file()
+    if path is not None and not os.path.isfile(path):
+        raise PromptmillError(
+            f"workers must be spawned here (other threads run in this process), and a spawned worker runs the program's"
+            f" main file again, which is not a file: {path}",
+            code="PM010",
+            hint="run the program from a file, or use one worker (workers=1, --workers 1)",
+        )
+
+
+def _start_failure(context: _Tracked) -> PromptmillError | None:
+    """PM024 naming the program's main module when a spawned worker exited with an error instead of a signal."""
+    codes = []
+    for process in context.processes:
+        if process.pid is not None:
+            process.join(5)
+            codes.append(process.exitcode)
+    status = next((code for code in codes if code is not None and code > 0), None)
+    if status is None:
+        return None
+    path = _main_file()
+    return PromptmillError(
+        f"a worker process could not start (exit status {status}): a spawned worker runs the program's main module again"
+        + (f" ({path})" if path else "")
+        + ", and that failed; its error is printed above (no files were written)",
+        code="PM024",
+        hint='keep the program\'s own work under `if __name__ == "__main__":`, or use one worker (workers=1, --workers 1)',
+    )
