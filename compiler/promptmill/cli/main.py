@@ -25,6 +25,7 @@ from ..core.boundary import environment_error
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.jsontypes import JSON
+from ..core.showtext import visible
 from ..core.version import __version__
 from ..review import DIFF_FORMATS, TEST_FORMATS
 from ..runtime.registry import WIRE_NAMES
@@ -52,9 +53,10 @@ def _fail(exc: PromptmillError) -> None:
 
         report(exc.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
         return
-    click.echo(f"promptmill: error[{exc.code}]: {exc.message}", err=True)
+    # a message quotes what the user gave (a file name, a value): its escapes and reordering characters are shown, not run
+    click.echo(f"promptmill: error[{exc.code}]: {visible(exc.message)}", err=True)
     if exc.hint:
-        click.echo(f"    hint: {exc.hint}", err=True)
+        click.echo(f"    hint: {visible(exc.hint)}", err=True)
 
 
 def _shown(path: Path) -> str:
