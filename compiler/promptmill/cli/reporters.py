@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from ..core.codes import CODES
 from ..core.diagnostics import Diagnostic, sort_diagnostics
-from ..core.showtext import visible
+from ..core.showtext import one_line, visible
 
 HELP_URI = "https://github.com/promptmill/promptmill/blob/main/docs/errors.md#{anchor}"
 INFORMATION_URI = "https://github.com/promptmill/promptmill"
@@ -66,7 +66,7 @@ def summary_line(diags: Sequence[Diagnostic], files_checked: int | None = None) 
 def _location(diag: Diagnostic) -> str:
     """`file:line:col`, leaving out a line or column that is unknown (0); a name's control, invisible and
     reordering characters, newline and tab included, as escapes (a name can hold any of them)."""
-    where = visible(diag.file).replace("\n", "\\n").replace("\t", "\\t")
+    where = one_line(diag.file)
     if diag.line:
         where += f":{diag.line}"
         if diag.col:
