@@ -115,3 +115,18 @@ def test_an_unguarded_script_that_spawns_workers_is_told_why_they_did_not_start(
     guarded.write_text('if __name__ == "__main__":\n' + body, encoding="utf-8")
     ok = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert (ok.returncode, ok.stdout) == (0, "20\n"), ok.stderr
+
+
+def test_a_row_pickle_cannot_carry_fails_alone_as_with_one_worker(build):
+    """From the Python API a row may hold any object; one that cannot be sent to a worker (a lock) made the
+    whole run raise pickle's TypeError at workers=2, where workers=1 fails that row alone (PM811)."""
+    import threading
+
+    from promptmill.batch import render_rows
+
+    given = rows(5)
+    given[2]["test_id"] = threading.Lock()
+    one = [(r.ok, r.code, r.id) for r in render_rows(given, ROLE, build=build, id_column="id")]
+    two = [(r.ok, r.code, r.id) for r in render_rows(given, ROLE, build=build, id_column="id", workers=2, chunk=2)]
+    assert one == two
+    assert [ok for ok, _, _ in two] == [True, True, False, True, True] and two[2][1] == "PM811"

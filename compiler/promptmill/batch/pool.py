@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -128,11 +129,11 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     try:
         window: deque = deque()
         for part in _chunks(items, chunk):
-            window.append(pool.submit(_work, part))
+            window.append((pool.submit(_work, part), part))
             while len(window) >= workers * AHEAD:
-                yield from window.popleft().result()
+                yield from _taken(renderer, *window.popleft())
         while window:
-            yield from window.popleft().result()
+            yield from _taken(renderer, *window.popleft())
         finished = True
     except BrokenProcessPool as exc:
         stopped = environment_error(exc, "no files were written")
@@ -145,6 +146,22 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         if not finished:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading: a worker's chunk is not awaited
             context.kill()  # (a stopped or stuck worker would hold the shutdown forever)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _taken(renderer: Any, future: Any, part: list) -> list:
+    """A chunk's results from its worker; a chunk that could not be sent to one (a row holding a value pickle
+    cannot carry, such as a lock, from the Python API) renders here, so each row fails or renders as with
+    one worker, instead of the whole run ending in pickle's TypeError."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise
+    except Exception:
+        try:
+            pickle.dumps(part)
+        except Exception:
+            return renderer.render_chunk(part)
+        raise
 
 
 class _Tracked:
