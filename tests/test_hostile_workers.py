@@ -130,3 +130,17 @@ def test_a_row_pickle_cannot_carry_fails_alone_as_with_one_worker(build):
     two = [(r.ok, r.code, r.id) for r in render_rows(given, ROLE, build=build, id_column="id", workers=2, chunk=2)]
     assert one == two
     assert [ok for ok, _, _ in two] == [True, True, False, True, True] and two[2][1] == "PM811"
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_spawned_worker_that_dies_mid_run_is_not_called_a_start_failure(method):
+    """A worker that started and then exited with a status (here os._exit(1) on its first chunk) stopped; only
+    workers that never got past starting are told to guard the main module."""
+    from batch_support import DyingRenderer
+    from promptmill.batch.pool import ordered_results
+
+    if method == "fork" and not sys.platform.startswith("linux"):
+        pytest.skip("workers fork only on Linux")
+    with pytest.raises(Exception) as err:
+        list(ordered_results(DyingRenderer(), range(10), workers=2, chunk=2, method=method))
+    assert getattr(err.value, "code", None) == "PM024" and "stopped before it finished" in str(err.value), err.value

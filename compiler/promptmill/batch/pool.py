@@ -55,9 +55,11 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _RENDERER: Any = None  # the worker's BatchRenderer
 
 
-def _init(renderer: Any, parent: int | None = None, deathsig: bool = False) -> None:
+def _init(renderer: Any, parent: int | None = None, deathsig: bool = False, started: Any = None) -> None:
     global _RENDERER
     _RENDERER = renderer
+    if started is not None:  # this worker got past starting (a spawned one, past running the main module again)
+        started.set()
     # a forked worker inherits the run's SIGTERM handler (run._sigterm_exits): a worker sent SIGTERM dies, as a spawned one does
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if parent is not None:
@@ -123,8 +125,9 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         renderer.warm()  # once here, so no worker does it
     deathsig = threading.current_thread() is threading.main_thread()
     context = _Tracked(method)
-    started: Any = context  # a context by duck typing: ProcessPoolExecutor takes only what a context has
-    pool = ProcessPoolExecutor(workers, mp_context=started, initializer=_init, initargs=(renderer, os.getpid(), deathsig))
+    like: Any = context  # a context by duck typing: ProcessPoolExecutor takes only what a context has
+    started = context.Event()
+    pool = ProcessPoolExecutor(workers, mp_context=like, initializer=_init, initargs=(renderer, os.getpid(), deathsig, started))
     finished = False
     try:
         window: deque = deque()
@@ -138,7 +141,7 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     except BrokenProcessPool as exc:
         stopped = environment_error(exc, "no files were written")
         assert stopped is not None  # the boundary names a stopped worker (PM024)
-        failed = _start_failure(context) if method == "spawn" else None
+        failed = _start_failure(context) if method == "spawn" and not started.is_set() else None
         if failed is not None:
             raise failed from None
         raise stopped from None
@@ -208,7 +211,8 @@ def _check_spawnable() -> None:
 
 
 def _start_failure(context: _Tracked) -> PromptmillError | None:
-    """PM024 naming the program's main module when a spawned worker exited with an error instead of a signal."""
+    """PM024 naming the program's main module when spawned workers, none of which started, exited with an
+    error status instead of a signal."""
     codes = []
     for process in context.processes:
         if process.pid is not None:
