@@ -60,11 +60,11 @@ def _fail(exc: PromptmillError) -> None:
 
 
 def _shown(path: Path) -> str:
-    """A path as users typed it: relative to the working folder when inside it."""
+    """A path as users typed it: relative to the working folder when inside it; one line, escapes shown (`one_line`)."""
     try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
+        return one_line(Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix() or ".")
     except ValueError:
-        return Path(path).as_posix()
+        return one_line(Path(path).as_posix())
 
 
 def _count(n: int, noun: str) -> str:
