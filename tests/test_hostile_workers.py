@@ -144,3 +144,25 @@ def test_a_spawned_worker_that_dies_mid_run_is_not_called_a_start_failure(method
     with pytest.raises(Exception) as err:
         list(ordered_results(DyingRenderer(), range(10), workers=2, chunk=2, method=method))
     assert getattr(err.value, "code", None) == "PM024" and "stopped before it finished" in str(err.value), err.value
+
+
+def test_large_rows_are_not_held_in_flight_by_the_chunk(build, tmp_path):
+    """Chunks were cut by row count alone: 24 rows of 8 MiB (each PM812, far over the text limit) were all in
+    flight at once, pickled for the workers, and the run peaked at about 690 MB; chunks now also end past
+    1 MiB of row text and about 64 MiB wait for the workers (about 240 MB here)."""
+    from hostile_support import MEASURE
+    from promptmill.batch.pool import _chunks
+
+    sizes = [[len(item[1]) for item in part] for part, _ in _chunks(((i, b"x" * 600_000, None) for i in range(5)), 64)]
+    assert sizes == [[600_000, 600_000], [600_000, 600_000], [600_000]]
+    src = tmp_path / "fat.jsonl"
+    pad = "y" * (8 << 20)
+    src.write_text("".join(f'{{"id": "f{i}", "x": "{pad}"}}\n' for i in range(24)), encoding="utf-8")
+    peak_file = tmp_path / "peak"
+    args = ["--input", str(src), "--out", str(tmp_path / "out"), "--build", str(build), "--id-column", "id", "--workers", "2"]
+    run = subprocess.run(
+        [sys.executable, "-S", "-c", MEASURE, str(peak_file), *CLI[1:], *args], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 1 and "24 rows: 0 ok, 24 failed (PM812 x24)" in run.stdout, run.stdout + run.stderr
+    peak_mb = int(peak_file.read_text()) / 1024
+    assert peak_mb < 450, f"peak {peak_mb:.0f} MB"

@@ -1,9 +1,10 @@
 """Rows rendered in order by a pool of processes, with a bounded number in flight.
 
-Rows go to the workers in chunks; at most `workers * AHEAD` chunks are in
-flight and results are taken back in submission order, so the output is the
-same whatever the number of workers, and memory does not grow with the input
-(`Pool.imap` would read the whole input ahead of the workers). A worker that
+Rows go to the workers in chunks; at most `workers * AHEAD` chunks, and about
+AHEAD_BYTES of rows' text (a chunk ends past CHUNK_BYTES), are in flight, and
+results are taken back in submission order, so the output is the same whatever
+the number of workers, and memory does not grow with the input, nor with its
+rows' size (`Pool.imap` would read the whole input ahead of the workers). A worker that
 dies (killed, out of memory) fails the run with PM024 instead of hanging it,
 which is why this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`.
 A run that ends early (Ctrl-C, SIGTERM, an error, a caller that stops reading)
@@ -42,7 +43,6 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from itertools import islice
 from typing import Any
 
 # promptmill internals this module uses (kept together for the package move)
@@ -50,6 +50,8 @@ from ..core.boundary import environment_error
 from ..core.errors import PromptmillError
 
 AHEAD = 4  # chunks in flight per worker
+CHUNK_BYTES = 1 << 20  # a chunk also ends once its rows' text passes this (rows of JSONL are bytes)
+AHEAD_BYTES = 64 << 20  # and no more rows' text than this waits for the workers, beyond one chunk
 WATCH_SECONDS = 0.5  # how often a worker checks that its parent is alive
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _RENDERER: Any = None  # the worker's BatchRenderer
@@ -105,17 +107,32 @@ def _work(chunk: list) -> list:
     return _RENDERER.render_chunk(chunk)
 
 
-def _chunks(items: Iterable[Any], size: int) -> Iterator[list]:
-    it = iter(items)
-    while chunk := list(islice(it, size)):
-        yield chunk
+def _chunks(items: Iterable[Any], size: int) -> Iterator[tuple[list, int]]:
+    """Chunks of at most `size` items, cut sooner past CHUNK_BYTES of row text, each with that byte count:
+    64 rows of 64 MiB each (the line cap) are not one 4 GiB chunk."""
+    chunk: list = []
+    held = 0
+    for item in items:
+        chunk.append(item)
+        held += _text_bytes(item)
+        if len(chunk) >= size or held >= CHUNK_BYTES:
+            yield chunk, held
+            chunk, held = [], 0
+    if chunk:
+        yield chunk, held
+
+
+def _text_bytes(item: Any) -> int:
+    """The size of an `(index, row, where)` item's row when it is a line of text (bytes or str), else 0."""
+    row = item[1] if isinstance(item, tuple) and len(item) > 1 else None
+    return len(row) if isinstance(row, bytes | str) else 0
 
 
 def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, chunk: int = 64, method: str | None = None) -> Iterator[Any]:
     """`renderer.render_chunk` over `items`, results in input order; `method` is how workers start
     (`fork` or `spawn`; by default `start_method()`)."""
     if workers <= 1:
-        for part in _chunks(items, chunk):
+        for part, _ in _chunks(items, chunk):
             yield from renderer.render_chunk(part)
         return
     method = method or start_method()
@@ -131,12 +148,17 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     finished = False
     try:
         window: deque = deque()
-        for part in _chunks(items, chunk):
-            window.append((pool.submit(_work, part), part))
-            while len(window) >= workers * AHEAD:
-                yield from _taken(renderer, *window.popleft())
+        waiting = 0  # bytes of row text in the window
+        for part, held in _chunks(items, chunk):
+            window.append((pool.submit(_work, part), part, held))
+            waiting += held
+            while len(window) >= workers * AHEAD or (len(window) > 1 and waiting > AHEAD_BYTES):
+                future, done, size = window.popleft()
+                waiting -= size
+                yield from _taken(renderer, future, done)
         while window:
-            yield from _taken(renderer, *window.popleft())
+            future, done, _ = window.popleft()
+            yield from _taken(renderer, future, done)
         finished = True
     except BrokenProcessPool as exc:
         stopped = environment_error(exc, "no files were written")
