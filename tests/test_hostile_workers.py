@@ -166,3 +166,36 @@ def test_large_rows_are_not_held_in_flight_by_the_chunk(build, tmp_path):
     assert run.returncode == 1 and "24 rows: 0 ok, 24 failed (PM812 x24)" in run.stdout, run.stdout + run.stderr
     peak_mb = int(peak_file.read_text()) / 1024
     assert peak_mb < 450, f"peak {peak_mb:.0f} MB"
+
+
+def _private_mounts() -> list[str] | None:
+    """`unshare` arguments for a private mount namespace (as root, or in a user namespace), None when refused."""
+    import shutil
+
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    for args in ([unshare, "-m"], [unshare, "-rm"]):
+        if subprocess.run([*args, "true"], capture_output=True).returncode == 0:
+            return args
+    return None
+
+
+def test_no_shared_memory_for_the_workers_names_it_and_not_the_out_folder(build, tmp_path):
+    """The pool's queues are semaphores in /dev/shm: with it read-only the run said only 'the file system is
+    read-only', which reads as --out; it now says what was being made, and that one worker needs none."""
+    prefix = _private_mounts()
+    if prefix is None:
+        pytest.skip("this machine allows no private mount namespace (unshare -m or -rm)")
+    src = write_jsonl(tmp_path / "rows.jsonl", rows(3))
+    cli = " ".join(
+        [sys.executable, *CLI[1:], "--input", str(src), "--out", str(tmp_path / "out"), "--build", str(build), "--id-column", "id"]
+    )
+    script = f"mount -t tmpfs -o ro,size=4k tmpfs /dev/shm && {cli} --workers 2"
+    run = subprocess.run([*prefix, "sh", "-c", script], capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert run.returncode == 1, run.stderr
+    assert "error[PM021]: the file system is read-only (making the workers' semaphores in shared memory, /dev/shm" in run.stderr
+    assert "--workers 1" in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert list((tmp_path / "out").iterdir()) == []
+    one = subprocess.run([*prefix, "sh", "-c", script.replace("--workers 2", "--workers 1")], capture_output=True, text=True, timeout=120)
+    assert one.returncode == 0, one.stderr  # one worker needs no shared memory

@@ -143,8 +143,15 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
     deathsig = threading.current_thread() is threading.main_thread()
     context = _Tracked(method)
     like: Any = context  # a context by duck typing: ProcessPoolExecutor takes only what a context has
-    started = context.Event()
-    pool = ProcessPoolExecutor(workers, mp_context=like, initializer=_init, initargs=(renderer, os.getpid(), deathsig, started))
+    try:  # the pool's queues and this event are semaphores in shared memory (/dev/shm on Linux)
+        started = context.Event()
+        pool = ProcessPoolExecutor(workers, mp_context=like, initializer=_init, initargs=(renderer, os.getpid(), deathsig, started))
+    except OSError as exc:
+        found = environment_error(exc, "making the workers' semaphores in shared memory, /dev/shm on Linux")
+        if found is None:
+            raise
+        hint = f"{found.hint}; or render in one process (--workers 1)" if found.hint else "render in one process (--workers 1)"
+        raise PromptmillError(found.message, code=found.code, hint=hint) from None
     finished = False
     try:
         window: deque = deque()
