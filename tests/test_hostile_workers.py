@@ -199,3 +199,27 @@ def test_no_shared_memory_for_the_workers_names_it_and_not_the_out_folder(build,
     assert list((tmp_path / "out").iterdir()) == []
     one = subprocess.run([*prefix, "sh", "-c", script.replace("--workers 2", "--workers 1")], capture_output=True, text=True, timeout=120)
     assert one.returncode == 0, one.stderr  # one worker needs no shared memory
+
+
+ABANDON = """\
+import os, sys
+from promptmill.batch import render_rows
+sys.path.insert(0, {tests!r})
+from batch_support import rows
+given = rows(1500)
+for attempt in range(10):
+    results = render_rows(given, {role!r}, build={build!r}, workers=2, id_column="id")
+    assert next(results).ok
+    results.close()  # the caller stops reading: the run ends, with chunks in flight
+print("ok", os.listdir(f"/proc/{{os.getpid()}}/task") == [str(os.getpid())])
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts the threads in /proc")
+def test_a_caller_that_stops_reading_ends_the_run_at_once_every_time(build):
+    """Killing the workers at once when a run ends early cut a result short as a worker wrote it, and the pool's
+    shutdown then waited for the rest of it forever (about one run in twenty); the run now lets the chunks being
+    rendered finish first, and no pool thread is left behind."""
+    code = ABANDON.format(tests=str(Path(__file__).parent), role=ROLE, build=str(build))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout) == (0, "ok True\n"), run.stderr

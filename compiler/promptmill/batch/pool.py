@@ -8,8 +8,9 @@ rows' size (`Pool.imap` would read the whole input ahead of the workers). A work
 dies (killed, out of memory) fails the run with PM024 instead of hanging it,
 which is why this is a `ProcessPoolExecutor` and not a `multiprocessing.Pool`.
 A run that ends early (Ctrl-C, SIGTERM, an error, a caller that stops reading)
-kills its workers instead of waiting for their chunks: a stopped worker
-(SIGSTOP, a frozen container) would otherwise hold it forever.
+waits STOP_SECONDS for the chunks being rendered, then kills the workers
+(`_stop`): a stopped worker (SIGSTOP, a frozen container) would otherwise hold
+it forever.
 `workers=1` renders in this process, with no pool.
 
 How workers start (`start_method`): on Linux, from a process that runs a
@@ -32,6 +33,7 @@ resource tracker sees its pipe close and exits too.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -41,7 +43,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -51,6 +53,7 @@ from ..core.errors import PromptmillError
 
 AHEAD = 4  # chunks in flight per worker
 CHUNK_BYTES = 1 << 20  # a chunk also ends once its rows' text passes this (rows of JSONL are bytes)
+STOP_SECONDS = 2.0  # how long a run that ends early waits for the chunks its workers are rendering
 AHEAD_BYTES = 64 << 20  # and no more rows' text than this waits for the workers, beyond one chunk
 WATCH_SECONDS = 0.5  # how often a worker checks that its parent is alive
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -153,19 +156,20 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
         hint = f"{found.hint}; or render in one process (--workers 1)" if found.hint else "render in one process (--workers 1)"
         raise PromptmillError(found.message, code=found.code, hint=hint) from None
     finished = False
+    window: deque = deque()
     try:
-        window: deque = deque()
         waiting = 0  # bytes of row text in the window
         for part, held in _chunks(items, chunk):
             window.append((pool.submit(_work, part), part, held))
             waiting += held
             while len(window) >= workers * AHEAD or (len(window) > 1 and waiting > AHEAD_BYTES):
-                future, done, size = window.popleft()
-                waiting -= size
-                yield from _taken(renderer, future, done)
+                results = _taken(renderer, *window[0][:2])  # still in the window while awaited: `_stop` sees it
+                waiting -= window.popleft()[2]
+                yield from results
         while window:
-            future, done, _ = window.popleft()
-            yield from _taken(renderer, future, done)
+            results = _taken(renderer, *window[0][:2])
+            window.popleft()
+            yield from results
         finished = True
     except BrokenProcessPool as exc:
         stopped = environment_error(exc, "no files were written")
@@ -175,9 +179,28 @@ def ordered_results(renderer: Any, items: Iterable[Any], *, workers: int = 1, ch
             raise failed from None
         raise stopped from None
     finally:
-        if not finished:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading: a worker's chunk is not awaited
-            context.kill()  # (a stopped or stuck worker would hold the shutdown forever)
+        if not finished:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading
+            _stop(pool, context, [entry[0] for entry in window])
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop(pool: ProcessPoolExecutor, context: _Tracked, futures: list) -> None:
+    """End a run early: chunks not started are cancelled, and the running ones get STOP_SECONDS to finish.
+    A worker that does not finish them (stopped by SIGSTOP or a frozen container, or stuck) is killed, and
+    the pool's pipes are closed on this side, so that its threads, waiting to write a chunk to a worker or
+    to read the rest of a result a killed worker was writing, end instead of holding the shutdown forever.
+    (Killing at once would cut a result short as a worker wrote it, and hang the shutdown so.)"""
+    for future in futures:
+        future.cancel()
+    _, late = wait([f for f in futures if not f.done()], timeout=STOP_SECONDS)
+    if not late:
+        return
+    context.kill()
+    for queue, end in (("_call_queue", "_reader"), ("_result_queue", "_writer")):  # CPython's names, 3.11 to 3.14
+        connection = getattr(getattr(pool, queue, None), end, None)
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                connection.close()
 
 
 def _taken(renderer: Any, future: Any, part: list) -> list:
