@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -98,9 +99,16 @@ def build(case: dict, tmp: Path) -> tuple[Path, Path]:
         os.mkfifo(project / rel)
     for rel in case.get("outside_fifos") or []:
         os.mkfifo(outside / rel)
+    promptmill = f"{shlex.quote(sys.executable)} -m promptmill.cli"  # {promptmill} in a set-up line: this checkout's
+    path = os.pathsep.join(p for p in (str(COMPILER), os.environ.get("PYTHONPATH", "")) if p)
     for command in case.get("setup") or []:  # shell lines run in the project first (git init, commits, ...)
         subprocess.run(
-            _fill(command, project, outside), shell=True, cwd=project, check=True, capture_output=True, env={**os.environ, **GIT_ENV}
+            _fill(command, project, outside).replace("{promptmill}", promptmill),
+            shell=True,
+            cwd=project,
+            check=True,
+            capture_output=True,
+            env={**os.environ, **GIT_ENV, "PYTHONPATH": path},
         )
     return project, outside
 

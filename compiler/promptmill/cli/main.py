@@ -25,6 +25,7 @@ from ..core.boundary import environment_error
 from ..core.choices import EVENTS, SCHEMA_NAMES, TEMPLATE_KINDS
 from ..core.errors import CompileError, PromptmillError
 from ..core.jsontypes import JSON
+from ..core.showtext import one_line, visible
 from ..core.version import __version__
 from ..review import DIFF_FORMATS, TEST_FORMATS
 from ..runtime.registry import WIRE_NAMES
@@ -52,17 +53,18 @@ def _fail(exc: PromptmillError) -> None:
 
         report(exc.diagnostics, "text", sys.stderr, color=_color(sys.stderr))
         return
-    click.echo(f"promptmill: error[{exc.code}]: {exc.message}", err=True)
+    # a message quotes what the user gave (a file name, a value): its escapes and reordering characters are shown, not run
+    click.echo(f"promptmill: error[{exc.code}]: {visible(exc.message)}", err=True)
     if exc.hint:
-        click.echo(f"    hint: {exc.hint}", err=True)
+        click.echo(f"    hint: {visible(exc.hint)}", err=True)
 
 
 def _shown(path: Path) -> str:
-    """A path as users typed it: relative to the working folder when inside it."""
+    """A path as users typed it: relative to the working folder when inside it; one line, escapes shown (`one_line`)."""
     try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
+        return one_line(Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix() or ".")
     except ValueError:
-        return Path(path).as_posix()
+        return one_line(Path(path).as_posix())
 
 
 def _count(n: int, noun: str) -> str:
@@ -214,7 +216,7 @@ def compile(path: str, output: str | None, check: bool, force: bool) -> None:
         if result.stale:
             click.echo(f"{_shown(result.build_dir)}/ is stale; `promptmill compile` would change:")
             for rel in result.stale:
-                click.echo(f"  {rel}")
+                click.echo(f"  {one_line(str(rel))}")
         if result.stale or any(d.severity == "error" for d in result.diagnostics):
             sys.exit(1)
         click.echo(f"{_shown(result.build_dir)}/ is up to date ({_count(len(result.bundles), 'role')})")
@@ -289,17 +291,17 @@ def snapshot(path: str, out: str | None) -> None:
     result = run_snapshot(path, folder=out)
     for case in result.errors:
         assert case.error is not None
-        click.echo(f"{case.state}: error[{case.error.code}] role {case.role}: {case.error.message}", err=True)
+        click.echo(f"{one_line(case.state)}: error[{case.error.code}] role {case.role}: {visible(case.error.message)}", err=True)
     click.echo(
         f"{_count(len(result.written), 'snapshot')} written, {len(result.unchanged)} unchanged, {len(result.removed)} removed, "
         f"{len(result.errors)} failed -> {_shown(result.folder)}/"
     )
     for rel in result.written:
-        click.echo(f"  {rel}")
+        click.echo(f"  {one_line(str(rel))}")
     if result.without_examples:
-        click.echo(f"roles without an example state (ROLE.state.yaml): {', '.join(result.without_examples)}")
+        click.echo(f"roles without an example state (ROLE.state.yaml): {', '.join(map(one_line, result.without_examples))}")
     if result.unmatched:
-        click.echo(f"example states named after no role (not snapshotted): {', '.join(result.unmatched)}")
+        click.echo(f"example states named after no role (not snapshotted): {', '.join(map(one_line, result.unmatched))}")
     sys.exit(0 if result.ok else 1)
 
 

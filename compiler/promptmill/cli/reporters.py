@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from ..core.codes import CODES
 from ..core.diagnostics import Diagnostic, sort_diagnostics
+from ..core.showtext import one_line, visible
 
 HELP_URI = "https://github.com/promptmill/promptmill/blob/main/docs/errors.md#{anchor}"
 INFORMATION_URI = "https://github.com/promptmill/promptmill"
@@ -63,8 +64,9 @@ def summary_line(diags: Sequence[Diagnostic], files_checked: int | None = None) 
 
 
 def _location(diag: Diagnostic) -> str:
-    """`file:line:col`, leaving out a line or column that is unknown (0)."""
-    where = diag.file
+    """`file:line:col`, leaving out a line or column that is unknown (0); a name's control, invisible and
+    reordering characters, newline and tab included, as escapes (a name can hold any of them)."""
+    where = one_line(diag.file)
     if diag.line:
         where += f":{diag.line}"
         if diag.col:
@@ -80,10 +82,10 @@ def _text(diags: list[Diagnostic], files_checked: int | None, color: bool) -> st
         if color:
             severity = f"{_COLORS[severity]}{severity}{_RESET}"
             code = f"{_BOLD}{code}{_RESET}"
-        message = diag.message.replace("\n", "\n    ")  # keep continuation lines under the entry
+        message = visible(diag.message).replace("\n", "\n    ")  # keep continuation lines under the entry
         lines.append(f"{_location(diag)}: {severity}[{code}] {message}")
         if diag.hint:
-            lines.append("    hint: " + diag.hint.replace("\n", "\n    "))
+            lines.append("    hint: " + visible(diag.hint).replace("\n", "\n    "))
     lines.append(summary_line(diags, files_checked))
     return "\n".join(lines) + "\n"
 

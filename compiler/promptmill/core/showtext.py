@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["INVISIBLE", "describe", "visible"]
+__all__ = ["INVISIBLE", "describe", "one_line", "visible"]
 
 # Format characters that hide or reorder text, whatever the script (lint's PM113 looks for these)
 INVISIBLE = re.compile(
@@ -81,3 +81,9 @@ def visible(text: str) -> str:
     if text.isprintable() and not INVISIBLE.search(text) and not _SELECTOR.search(text):
         return text
     return "".join(ch if _keep(text, i) else _escape(ch) for i, ch in enumerate(text))
+
+
+def one_line(name: str) -> str:
+    """A name (a file's, a path's) as `visible` shows it, with its newlines and tabs as escapes too: a name is
+    one line of output, which a terminal, a diff header or a CI problem matcher reads as one."""
+    return visible(name).replace("\n", "\\n").replace("\t", "\\t")

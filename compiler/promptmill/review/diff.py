@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import ConfigError
+from ..core.showtext import one_line
 from ..explain.account import dropped_entry
 from ..runtime.request import PromptRequest
 from .revisions import side
@@ -123,7 +124,7 @@ def _change(key: tuple[str, str, str], a: PromptRequest | None, b: PromptRequest
     role, state, wire = key
     lines_a = message_lines(a) if a is not None else []
     lines_b = message_lines(b) if b is not None else []
-    where = f"{role}/{state} → {wire}"
+    where = f"{role}/{one_line(state)} → {wire}"  # a file name may hold a newline: the header stays one line
     text_diff = tuple(difflib.unified_diff(lines_a, lines_b, fromfile=f"{base}: {where}", tofile=f"{head}: {where}", lineterm=""))
     sections = _sections(a, b)
     if a is None or b is None:
@@ -166,7 +167,7 @@ def policy_failures(result: PromptDiff, *, fail_on_growth: float | None = None, 
         for c in result.changes:
             if c.growth is not None and c.growth > fail_on_growth:
                 grew = f"grew {c.growth:.1f}% ({c.tokens_before} → {c.tokens_after} tokens)"
-                out.append(f"{c.role}/{c.state} → {c.wire} {grew}, over {fail_on_growth:g}%")
+                out.append(f"{c.role}/{one_line(c.state)} → {c.wire} {grew}, over {fail_on_growth:g}%")
     if fail_on_cache_break and result.cache_breaks:
         out.append("the cacheable prefix changed for " + ", ".join(result.cache_breaks) + ": the provider's prompt cache misses")
     return out

@@ -4,9 +4,11 @@ same change gives the same bytes."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable
 
+from ..core.showtext import one_line
 from . import DIFF_FORMATS
 from .diff import PromptDiff, WireChange
 from .revisions import REVISION_FILE_LIMIT
@@ -69,12 +71,27 @@ def _section_lines(c: WireChange) -> list[str]:
 def text(d: PromptDiff) -> str:
     lines = [f"promptmill diff {d.base} → {d.head}: " + headline(d), *_notes(d)]
     for c in d.changed:
-        lines += ["", f"{c.role}/{c.state} → {c.wire}: {c.status}, tokens {_tokens(c)}, {_delta(c)}"]
+        lines += ["", f"{c.role}/{one_line(c.state)} → {c.wire}: {c.status}, tokens {_tokens(c)}, {_delta(c)}"]
         lines += _section_lines(c)
         if c.newly_trimmed:
             lines.append("  newly trimmed: " + "; ".join(c.newly_trimmed))
         lines += c.diff
     return "\n".join(lines) + "\n"
+
+
+def _html(name: str) -> str:
+    """A file name inside HTML (a PR comment's <summary>): one line, `<`, `>` and `&` as entities, so a name
+    cannot close the element or add markup."""
+    return html.escape(one_line(name), quote=False)
+
+
+def _md_code(name: str) -> str:
+    """A file name as a code span in a Markdown table cell: one line, `|` escaped (it would end the cell), and
+    a name that holds a backtick as HTML code instead (a backtick would end the span)."""
+    shown = one_line(name)
+    if "`" in shown:
+        return f"<code>{_html(name).replace('|', '&#124;')}</code>"
+    return "`" + shown.replace("|", "\\|") + "`"
 
 
 def markdown(d: PromptDiff) -> str:
@@ -85,9 +102,9 @@ def markdown(d: PromptDiff) -> str:
     if d.changed:
         lines += ["", "| role | state | wire | tokens | change |", "|---|---|---|---:|---:|"]
         for c in d.changed:
-            lines.append(f"| {c.role} | `{c.state}` | {c.wire} | {_tokens(c)} | {_delta(c)} |")
+            lines.append(f"| {c.role} | {_md_code(c.state)} | {c.wire} | {_tokens(c)} | {_delta(c)} |")
     for c in d.changed:
-        lines += ["", f"<details><summary>{c.role} / <code>{c.state}</code> → {c.wire}: {_delta(c)}</summary>", ""]
+        lines += ["", f"<details><summary>{c.role} / <code>{_html(c.state)}</code> → {c.wire}: {_delta(c)}</summary>", ""]
         if c.sections:
             lines += ["| section | before | after | change |", "|---|---|---|---:|"]
             for s in c.sections:

@@ -27,7 +27,7 @@ from pathlib import Path
 from ..compiling.api import abstract_roles, compile_bundles, load_project
 from ..core.diagnostics import has_errors, sort_diagnostics
 from ..core.errors import CompileError, ConfigError, PromptmillError
-from ..core.showtext import visible
+from ..core.showtext import one_line, visible
 from ..explain.account import dropped_entry, explain
 from ..runtime.engine import Runtime
 from ..runtime.request import PromptRequest
@@ -154,7 +154,7 @@ def _case(runtime: Runtime, root: Path, role: str, state_file: str, file: str) -
 def snapshot_text(role: str, state_file: str, requests: list[PromptRequest]) -> str:
     """The snapshot file of one role and state: a header, then one block per wire."""
     lines = [
-        f"{MARK} of role {role} with {state_file}",
+        f"{MARK} of role {role} with {one_line(state_file)}",  # one line whatever the name holds
         "# written by `promptmill snapshot`, compared by `promptmill test`; do not edit",
     ]
     for req in requests:
@@ -382,8 +382,8 @@ def _diff(before: str | None, after: str | None, file: str) -> list[str]:
         difflib.unified_diff(
             a,
             b,
-            fromfile=f"a/{file}" if before is not None else "/dev/null",
-            tofile=f"b/{file}" if after is not None else "/dev/null",
+            fromfile=f"a/{one_line(file)}" if before is not None else "/dev/null",
+            tofile=f"b/{one_line(file)}" if after is not None else "/dev/null",
             lineterm="",
         )
     )

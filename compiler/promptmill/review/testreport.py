@@ -22,7 +22,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
-from ..core.showtext import visible
+from ..core.showtext import one_line, visible
 from . import TEST_FORMATS
 from .snapshots import REPAIRABLE, STATUSES, Outcome, SnapshotCheck
 
@@ -53,7 +53,7 @@ def error_text(o: Outcome) -> str:
     hint = f"\n    hint: {o.error.hint}" if o.error.hint else ""
     if o.status in ("damaged", "blocked"):
         return f"error[{o.error.code}] {o.error.message}{hint}"
-    return f"{o.state}: error[{o.error.code}] role {o.role}: {o.error.message}{hint}"
+    return f"{one_line(o.state)}: error[{o.error.code}] role {o.role}: {o.error.message}{hint}"
 
 
 def summary_line(result: SnapshotCheck) -> str:
@@ -81,7 +81,7 @@ def text(result: SnapshotCheck) -> str:
         if o.status == "error":
             lines.append(error_text(o))
         elif o.status != "pass":
-            lines.append(f"{o.status}: {o.name}")
+            lines.append(f"{o.status}: {one_line(o.name)}")
             if o.error is not None:
                 lines.append("  " + error_text(o))
             lines.extend(o.diff)
