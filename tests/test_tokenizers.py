@@ -219,3 +219,41 @@ def test_a_long_text_is_encoded_once_for_its_count_and_its_truncations(name, mon
         assert tok.truncate(text, n, "tail") == get_tokenizer(name)._enc.decode(ids[-n:])
     assert calls == [len(text)]
     assert tok.count("short text") == 2 and calls == [len(text)]  # a short text is not memoised
+
+
+def test_a_build_never_reads_through_a_link_out_of_it(tmp_path):
+    """`promptmill.load` reads the build's bundles and tokenizer files inside the build only: a bundle or a
+    tokenizer file replaced by a symbolic link to a copy elsewhere (the same bytes, so every hash matches)
+    is PM017, not read; a tokenizer file that is a FIFO is said to be one, not 'missing'."""
+    import os
+    import shutil
+
+    import promptmill
+
+    _train_hf_tokenizer(tmp_path / "tok.json")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "r.yaml").write_text(
+        "kind: role\nid: r\nbudget: {max_tokens: 60, reserve: 0, tokenizer: 'hf:tok.json'}\nsections:\n  - id: a\n    text: hi\n"
+    )
+    promptmill.compile(tmp_path)
+    build = tmp_path / "build"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (shipped,) = (build / "tokenizers").glob("*.json")
+    (bundle,) = (build / "roles").glob("r.*.json")
+    for target in (shipped, bundle):
+        copy = elsewhere / target.name
+        shutil.copy2(target, copy)
+        target.unlink()
+        target.symlink_to(copy)
+        with pytest.raises(promptmill.PromptmillError) as err:
+            promptmill.load(build)
+        assert err.value.code == "PM017" and "symbolic link" in err.value.message, err.value
+        target.unlink()
+        shutil.copy2(copy, target)
+        assert promptmill.load(build).render("r").text == "hi"  # the same bytes, in the build: fine
+    shipped.unlink()
+    os.mkfifo(shipped)
+    with pytest.raises(promptmill.PromptmillError) as err:
+        promptmill.load(build)
+    assert "FIFO" in err.value.message, err.value

@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -64,9 +65,11 @@ CACHE_CHARS = 8_000_000  # default bound of each tokenizer's count cache (charac
 _MISSING = userfiles.reason(FileNotFoundError())  # how userfiles says a file does not exist
 
 
-def _read_json(path: Path, expected_sha: str | None, what: str) -> Any:
+def _read_json(path: Path, expected_sha: str | None, what: str, root: Path) -> Any:
     try:  # a regular file only, at most BUILD_FILE_LIMIT: a bundle linked to /dev/zero or a FIFO is an error, not a hang
-        raw = userfiles.read_bytes(path, limit=BUILD_FILE_LIMIT, what=what)
+        raw = userfiles.read_bytes(path, limit=BUILD_FILE_LIMIT, root=root, what=what)
+    except userfiles.PathOutsideError:  # a link out of the build (PM017) is never followed, whatever it holds
+        raise
     except PromptmillError as exc:
         if exc.message.endswith(_MISSING) or not os.path.lexists(path):  # removed by a concurrent compile: `load` starts again
             raise FileNotFoundError(errno.ENOENT, f"{what} missing", str(path)) from None
@@ -162,10 +165,10 @@ class Runtime:
                     hint="compile your prompts first: promptmill compile",
                 )
             try:
-                manifest = manifest_from_dict(_read_json(manifest_path, None, "manifest"), str(manifest_path))
+                manifest = manifest_from_dict(_read_json(manifest_path, None, "manifest", root), str(manifest_path))
                 bundles = {}
                 for role_id, entry in manifest.roles.items():
-                    data = _read_json(root / entry.file, entry.sha256, f"bundle of role '{role_id}'")
+                    data = _read_json(root / entry.file, entry.sha256, f"bundle of role '{role_id}'", root)
                     bundle = role_from_dict(data, str(root / entry.file))
                     if bundle.id != role_id:
                         raise BuildError(f"{root / entry.file}: holds role '{bundle.id}', manifest says '{role_id}'")
@@ -187,9 +190,19 @@ class Runtime:
         later compile may remove them (FileNotFoundError makes `load` retry)."""
         for name in sorted({b.tokenizer for b in self._bundles.values() if b.tokenizer.startswith("hf:")}):
             path = Path(name[3:])
-            path = path if path.is_absolute() or self.base_dir is None else self.base_dir / path
-            if not path.is_file():
+            inside = not path.is_absolute() and self.base_dir is not None
+            path = self.base_dir / path if inside and self.base_dir is not None else path
+            if not os.path.lexists(path):
                 raise FileNotFoundError(errno.ENOENT, "tokenizer file missing", str(path))
+            # the build's own copy (compile writes tokenizers/<hash>.json): never read through a link out of the build
+            if inside and self.base_dir is not None:
+                userfiles.check_inside(path, self.base_dir, what="tokenizer file")
+            kind = os.stat(path).st_mode
+            if not stat.S_ISREG(kind):
+                raise BuildError(
+                    f"{path}: the tokenizer file is {userfiles.kind_of(kind)}; promptmill reads regular files only",
+                    hint="recompile: promptmill compile",
+                )
             self.counter(name)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
