@@ -873,6 +873,16 @@ def files_cases() -> list[dict[str, Any]]:
         ("build-bundle-sparse", [copy, gone, {"make": "file", "path": bundle, "size": 1 << 40, "sparse": True}]),
         ("build-manifest-sparse", [copy, drop, {"make": "file", "path": manifest_at, "size": 1 << 40, "sparse": True}]),
         ("build-manifest-device", [copy, drop, {"make": "link", "path": manifest_at, "to": "/dev/zero"}]),
+        # the same bundle bytes (so the manifest's hash matches) behind a link out of the build: never read (PM017)
+        (
+            "build-bundle-link-out",
+            [
+                copy,
+                {"make": "copy", "from": "build/" + manifest["roles"]["executor"]["file"], "path": "{tmp}/elsewhere.json"},
+                gone,
+                {"make": "link", "path": bundle, "to": "{tmp}/elsewhere.json"},
+            ],
+        ),
     ]
     # a manifest in another encoding: json.loads of the bytes detects UTF-16 and UTF-32, and words a bad byte
     the_manifest = (REPO / "build" / "manifest.json").read_text(encoding="utf-8")

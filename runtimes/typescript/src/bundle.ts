@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, statSync } from "node:fs";
 import { type Json, type JsonObject, isObject, parse, JsonSyntaxError, PyDecodeError, decodeJsonBytes } from "./pyjson.js";
 import { PromptmillError, buildError } from "./errors.js";
-import { pyPath, readBytes } from "./userfiles.js";
+import { checkInside, pyPath, readBytes } from "./userfiles.js";
 import { pyRepr, typeName } from "./pyfmt.js";
 import { problems as conditionProblems } from "./conditions.js";
 import { planOk } from "./plans.js";
@@ -640,8 +640,9 @@ export function joinPath(a: string, b: string): string {
 
 const BUILD_FILE_LIMIT = 64 * 1024 * 1024;
 
-function readJson(path: string, expectedSha: string | null, what: string): Json {
+function readJson(path: string, expectedSha: string | null, what: string, root: string | null = null): Json {
   let raw: Buffer;
+  if (root !== null) checkInside(path, root, what); // a link out of the build (PM017) is never followed, whatever it holds
   try {
     // a regular file only, at most BUILD_FILE_LIMIT: a bundle linked to /dev/zero or a FIFO is an error, not a hang
     // (Python: runtime/engine.py `_read_json` through core/userfiles.py `read_bytes`, with its words)
@@ -713,11 +714,11 @@ export function loadBuild(buildDir: string): LoadedBuild {
       throw buildError(`no build at ${root}: ${manifestPath} does not exist`, "compile your prompts first: promptmill compile");
     }
     try {
-      const manifest = manifestFromDict(readJson(manifestPath, null, "manifest"), manifestPath);
+      const manifest = manifestFromDict(readJson(manifestPath, null, "manifest", root), manifestPath);
       const bundles = new Map<string, RoleBundle>();
       for (const [roleId, entry] of manifest.roles) {
         const file = joinPath(root, entry.file);
-        const data = readJson(file, entry.sha256, `bundle of role '${roleId}'`);
+        const data = readJson(file, entry.sha256, `bundle of role '${roleId}'`, root);
         const bundle = roleFromDict(data, file);
         if (bundle.id !== roleId) throw buildError(`${file}: holds role '${bundle.id}', manifest says '${roleId}'`);
         bundles.set(roleId, bundle);

@@ -4,7 +4,7 @@
 //   PM100 `<file>: cannot read the <what>: <cause>` or `<file>: the <what> is a FIFO (named pipe); promptmill
 //   reads regular files only`; PM105 `<file>: the <what> is N bytes; the limit is L bytes`.
 
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
 import { PromptmillError } from "./errors.js";
 
 /** A file type in words, as Python's `kind_of` gives it. */
@@ -70,6 +70,25 @@ const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g
 function tooLarge(shown: string, what: string, limit: number, size: number | null): PromptmillError {
   const said = size !== null ? `${grouped(size)} bytes` : "larger than that";
   return new PromptmillError("PM105", `${shown}: the ${what} is ${said}; the limit is ${grouped(limit)} bytes`, "promptmill reads files up to that size");
+}
+
+/** PM017 when a symbolic link takes `path` out of `root` (Python: core/userfiles.py `check_inside`, with its words).
+ * A path that does not resolve (missing, a dangling link) is left to the read, which says so. */
+export function checkInside(path: string, root: string, what = "file"): void {
+  let real: string;
+  let realRoot: string;
+  try {
+    real = realpathSync(path);
+    realRoot = realpathSync(root);
+  } catch {
+    return;
+  }
+  if (real === realRoot || real.startsWith(realRoot.endsWith("/") ? realRoot : `${realRoot}/`)) return;
+  throw new PromptmillError(
+    "PM017",
+    `${pyPath(path)}: the ${what} is behind a symbolic link that leads out of ${pyPath(root)} (to ${real})`,
+    "promptmill reads and writes only inside the folder it works in; copy the file in, or remove the link",
+  );
 }
 
 /** A regular file's bytes, at most `limit`: PM100 (cannot be read, not a regular file), PM105 (too large). */
