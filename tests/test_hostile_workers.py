@@ -211,7 +211,12 @@ for attempt in range(10):
     results = render_rows(given, {role!r}, build={build!r}, workers=2, id_column="id")
     assert next(results).ok
     results.close()  # the caller stops reading: the run ends, with chunks in flight
-print("ok", os.listdir(f"/proc/{{os.getpid()}}/task") == [str(os.getpid())])
+import time
+alone = [str(os.getpid())]
+deadline = time.monotonic() + 10  # the kernel lets a joined thread's task go a moment after join() returns
+while os.listdir(f"/proc/{{os.getpid()}}/task") != alone and time.monotonic() < deadline:
+    time.sleep(0.01)
+print("ok", os.listdir(f"/proc/{{os.getpid()}}/task") == alone)
 """
 
 
