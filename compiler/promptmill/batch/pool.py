@@ -268,7 +268,10 @@ def _start_failure(context: _Tracked) -> PromptmillError | None:
     codes = []
     for process in context.processes:
         if process.pid is not None:
+            deadline = time.monotonic() + 5
             process.join(5)
+            while process.exitcode is None and time.monotonic() < deadline:
+                time.sleep(0.01)  # the executor's own thread may be reaping it at this moment: join() then returns early
             codes.append(process.exitcode)
     status = next((code for code in codes if code is not None and code > 0), None)
     if status is None:
