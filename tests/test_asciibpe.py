@@ -204,3 +204,18 @@ def test_the_shared_tokenizer_starts_from_the_ranks(monkeypatch):
     tok = tokenizers.get_tokenizer("o200k_base")
     assert tok.backend == "promptmill-bpe"  # type: ignore[attr-defined]
     assert tok.count("hello world") == 2
+
+
+def test_warm_builds_the_tables_of_the_tokenizer_a_render_would_count_with(monkeypatch):
+    """`Runtime.warm(role, model=...)` (what a batch run does before it forks its workers) builds tiktoken's
+    tables of the tokenizer that render counts with: the role's own, or the model's when it names another."""
+    import promptmill
+
+    monkeypatch.setattr(tokenizers, "_cache", {})
+    rt = promptmill.load(ROOT / "build")
+    assert rt.bundle("executor").tokenizer == "o200k_base" and rt.models.lookup("gpt-4").tokenizer == "cl100k_base"
+    rt.warm("executor", model="gpt-4")
+    assert tokenizers.get_tokenizer("cl100k_base").backend != "promptmill-bpe"
+    assert tokenizers.get_tokenizer("o200k_base").backend == "promptmill-bpe"  # not the one this render counts with
+    rt.warm("executor")
+    assert tokenizers.get_tokenizer("o200k_base").backend != "promptmill-bpe"

@@ -27,7 +27,6 @@ from typing import Any, NamedTuple
 from ..core.errors import ConfigError, PromptmillError
 from ..runtime.engine import Runtime
 from ..runtime.models import check_serves
-from ..runtime.tokenizers import get_tokenizer
 from ..runtime.wire import get_wire
 from . import formats, ids
 from .lines import Unreadable
@@ -208,17 +207,11 @@ class BatchRenderer:
         return self._runtime
 
     def warm(self) -> None:
-        """Load the build, prepare the role and build its tokenizer's tables in this process; a pool that
-        forks its workers from here (`pool.ordered_results`) then starts each with them. A tokenizer
-        that cannot load is left to the rows, which each report it, as they would in a spawned worker."""
-        runtime = self.runtime
+        """Load the build, prepare the role and build its tokenizer's tables in this process (`Runtime.warm`);
+        a pool that forks its workers from here (`pool.ordered_results`) then starts each with them. A role or
+        tokenizer that cannot load is left to the rows, which each report it, as they would in a spawned worker."""
         with contextlib.suppress(PromptmillError):
-            runtime.prepared(self.role)
-            info = None if self.render_model is None else runtime.models.lookup(self.render_model)
-            tokenizer = get_tokenizer(runtime.bundle(self.role).tokenizer if info is None else info.tokenizer, base_dir=runtime.base_dir)
-            load = getattr(tokenizer, "load", None)  # tiktoken's tables; other tokenizers load whole
-            if load is not None:
-                load()
+            self.runtime.warm(self.role, model=self.render_model)
 
     @property
     def limits(self) -> formats.BatchLimits:

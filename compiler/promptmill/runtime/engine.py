@@ -281,6 +281,19 @@ class Runtime:
         wire = get_wire(provider or (info.default_wire if info is not None else bundle.provider))
         check_serves(wire, model or bundle.model, self.models)
 
+    def _prepared_with(self, role: str, info: ModelInfo | None) -> PreparedRole:
+        """The role prepared as a render for the model `info` (None: the role's own) counts it."""
+        return self.prepared(role) if info is None else self._prepared_for(role, info.tokenizer)
+
+    def warm(self, role: str, *, model: str | None = None) -> None:
+        """Do now what a first render of `role` for `model` would do first: prepare the role for the tokenizer
+        it counts with and build that tokenizer's tables (`load`, where a tokenizer has them). A batch run calls
+        this before it forks its workers, so that none of them does it again."""
+        info = None if model is None else self.models.lookup(model)
+        load = getattr(self._prepared_with(role, info).counter.tokenizer, "load", None)
+        if load is not None:
+            load()
+
     def _prepared_for(self, role: str, tokenizer: str) -> PreparedRole:
         """The role prepared for counting with `tokenizer`: its own preparation when the bundle counts
         with it, else the bundle with its compile-time counts (static sections, titles) recounted."""
@@ -341,7 +354,7 @@ class Runtime:
         model: str | None,
     ) -> PromptRequest:
         info = None if model is None else self.models.lookup(model)
-        prepared = self.prepared(role) if info is None else self._prepared_for(role, info.tokenizer)
+        prepared = self._prepared_with(role, info)
         bundle = prepared.bundle
         if provider is None:
             provider = info.default_wire if info is not None else bundle.provider
