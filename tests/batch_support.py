@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -48,3 +50,12 @@ class DyingRenderer:
         import os
 
         os._exit(1)
+
+
+def wait_for(cond: Callable[[], object], seconds: float = 60) -> None:
+    """Poll `cond` every 50 ms until it is true; AssertionError after `seconds`."""
+    deadline = time.time() + seconds
+    while not cond():
+        if time.time() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.05)

@@ -21,6 +21,7 @@ import pytest
 
 import promptmill
 from batch_support import ROLE, compile_build, rows, write_jsonl
+from batch_support import wait_for as _wait_for
 from promptmill.batch import run_batch
 from promptmill.batch.outdir import LOCK, MANIFEST
 from promptmill.batch.shards import AtomicFile
@@ -245,14 +246,6 @@ def test_an_id_holding_a_lone_surrogate_is_a_pm871_row_and_the_run_goes_on(build
 # -- subprocesses: the CLI as a user runs it
 def _cli(build, src, out, *extra):
     return [*CLI, "--input", str(src), "--out", str(out), "--build", str(build), "--id-column", "id", *extra]
-
-
-def _wait_for(cond: Callable[[], object], seconds: float = 60) -> None:
-    deadline = time.time() + seconds
-    while not cond():
-        if time.time() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.05)
 
 
 def test_a_second_run_into_the_same_folder_is_refused_and_sigterm_ends_the_first_cleanly(build, tmp_path):

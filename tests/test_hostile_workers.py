@@ -8,12 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from batch_support import ROLE, compile_build, rows, write_jsonl
+from batch_support import wait_for as _wait_for
 
 CLI = [sys.executable, "-m", "promptmill.cli", "batch", ROLE]
 
@@ -21,14 +21,6 @@ CLI = [sys.executable, "-m", "promptmill.cli", "batch", ROLE]
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
     return compile_build(tmp_path_factory.mktemp("hostile-workers-build"))
-
-
-def _wait_for(cond: Callable[[], object], seconds: float = 60) -> None:
-    deadline = time.time() + seconds
-    while not cond():
-        if time.time() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.05)
 
 
 def _children(pid: int) -> list[int]:
