@@ -399,12 +399,11 @@ def syntax_problem(err: MarkedYAMLError, text: str) -> tuple[Pos, str, str | Non
         if prefix[:1] == " " and key and ": " not in key and not key.startswith(("-", "#", "?")):
             # the first key on an indented line: YAML read the line as more of the value above
             col = len(prefix) - len(prefix.lstrip(" "))
-            columns = ", ".join(f"column {c + 1} (like line {no + 1})" for c, no in _enclosing_columns(lines, pos[0] - 1))
             return (
                 (pos[0], col + 1),
                 f"bad indentation: this line starts at column {col + 1}, deeper than the key of the value above it, "
                 f"so YAML reads '{key}' as more of that value",
-                "YAML nests by indentation: start the line at the column of the keys it belongs with" + (f": {columns}" if columns else ""),
+                _indent_hint(lines, pos[0] - 1, "keys"),
             )
         return (
             pos,
@@ -442,11 +441,16 @@ def _block_end_problem(pm: Mark, cm: Mark, problem: str, context: str, lines: li
             f"this line is not a list item ('- ...') but stands at the column of the items of {opened}",
             "start the line with '- ' to make it an item, or indent it under the item it belongs to",
         )
-    columns = ", ".join(f"column {col + 1} (like line {no + 1})" for col, no in _enclosing_columns(lines, pm.line))
     return (
         f"bad indentation: this line starts at column {pm.column + 1}, which does not line up with the lines above it (inside {opened})",
-        "YAML nests by indentation: start the line at the column of the lines it belongs with" + (f": {columns}" if columns else ""),
+        _indent_hint(lines, pm.line, "lines"),
     )
+
+
+def _indent_hint(lines: list[str], before: int, what: str) -> str:
+    """The hint for a line `before` (0-based) indented wrong: the columns of the lines above it could line up with."""
+    columns = ", ".join(f"column {col + 1} (like line {no + 1})" for col, no in _enclosing_columns(lines, before))
+    return f"YAML nests by indentation: start the line at the column of the {what} it belongs with" + (f": {columns}" if columns else "")
 
 
 def _enclosing_columns(lines: list[str], before: int, most: int = 4) -> list[tuple[int, int]]:
