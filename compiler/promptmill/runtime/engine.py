@@ -190,13 +190,13 @@ class Runtime:
         later compile may remove them (FileNotFoundError makes `load` retry)."""
         for name in sorted({b.tokenizer for b in self._bundles.values() if b.tokenizer.startswith("hf:")}):
             path = Path(name[3:])
-            inside = not path.is_absolute() and self.base_dir is not None
-            path = self.base_dir / path if inside and self.base_dir is not None else path
+            build = None if path.is_absolute() else self.base_dir  # the build's own copy: compile writes tokenizers/<hash>.json
+            if build is not None:
+                path = build / path
             if not os.path.lexists(path):
                 raise FileNotFoundError(errno.ENOENT, "tokenizer file missing", str(path))
-            # the build's own copy (compile writes tokenizers/<hash>.json): never read through a link out of the build
-            if inside and self.base_dir is not None:
-                userfiles.check_inside(path, self.base_dir, what="tokenizer file")
+            if build is not None:  # never read through a link out of the build
+                userfiles.check_inside(path, build, what="tokenizer file")
             kind = os.stat(path).st_mode
             if not stat.S_ISREG(kind):
                 raise BuildError(
